@@ -1,0 +1,131 @@
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "memz/sanitize.h"
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. Rejects
+ * overlongs, surrogates and code points above U+10FFFF. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned c = s[0];
+	size_t len;
+	unsigned cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2;
+		cp = c & 0x1f;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3;
+		cp = c & 0x0f;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4;
+		cp = c & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
+	    (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+		return 0;
+	return len;
+}
+
+size_t memz_sanitize_id(const char *in, size_t inlen, char *out, size_t outlen)
+{
+	size_t o = 0;
+
+	if (!outlen)
+		return 0;
+	for (size_t i = 0; i < inlen && o + 1 < outlen; i++) {
+		unsigned char c = (unsigned char)in[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '_' || c == '.' ||
+			  c == '-';
+		out[o++] = ok ? (char)c : '_';
+	}
+	if (!o && outlen > 1)
+		out[o++] = '_';
+	out[o] = '\0';
+	return o;
+}
+
+size_t memz_sanitize_terminal(const char *in, size_t inlen, char *out,
+			      size_t outlen)
+{
+	const unsigned char *s = (const unsigned char *)in;
+	size_t o = 0;
+
+	if (!outlen)
+		return 0;
+	for (size_t i = 0; i < inlen;) {
+		char esc[5];
+		size_t k = utf8_len(s + i, inlen - i), elen;
+
+		if (k > 1 || (k == 1 && s[i] >= 0x20 && s[i] < 0x7f &&
+			      s[i] != '\\')) {
+			if (o + k >= outlen)
+				break;
+			for (size_t j = 0; j < k; j++)
+				out[o++] = (char)s[i + j];
+			i += k;
+			continue;
+		}
+		switch (s[i]) {
+		case '\n': elen = (size_t)snprintf(esc, sizeof esc, "\\n"); break;
+		case '\t': elen = (size_t)snprintf(esc, sizeof esc, "\\t"); break;
+		case '\r': elen = (size_t)snprintf(esc, sizeof esc, "\\r"); break;
+		case '\\': elen = (size_t)snprintf(esc, sizeof esc, "\\\\"); break;
+		default:
+			elen = (size_t)snprintf(esc, sizeof esc, "\\x%02x", s[i]);
+		}
+		if (o + elen >= outlen)
+			break;
+		for (size_t j = 0; j < elen; j++)
+			out[o++] = esc[j];
+		i++;
+	}
+	if (!o && outlen > 1)
+		out[o++] = '_';
+	out[o] = '\0';
+	return o;
+}
+
+size_t memz_sanitize_label(const char *in, size_t inlen, char *out,
+			   size_t outlen)
+{
+	const unsigned char *s = (const unsigned char *)in;
+	size_t o = 0;
+
+	if (!outlen)
+		return 0;
+	for (size_t i = 0; i < inlen;) {
+		size_t k = utf8_len(s + i, inlen - i);
+
+		if (k > 1) {
+			if (o + k >= outlen)
+				break;
+			for (size_t j = 0; j < k; j++)
+				out[o++] = (char)s[i + j];
+			i += k;
+			continue;
+		}
+		if (o + 1 >= outlen)
+			break;
+		out[o++] = (k == 1 && s[i] >= 0x20 && s[i] < 0x7f &&
+			    s[i] != '"' && s[i] != '\'' && s[i] != '\\' &&
+			    s[i] != '=' && s[i] != '`') ? (char)s[i] : '_';
+		i++;
+	}
+	if (!o && outlen > 1)
+		out[o++] = '_';
+	out[o] = '\0';
+	return o;
+}

@@ -1,0 +1,109 @@
+/*
+ * procfs.h - per-process readers: stat, statm, status, smaps_rollup, smaps,
+ * cgroup, oom_score_adj, exe.
+ *
+ * Pure parsers take a NUL-terminated buffer and its length; they never read
+ * past len. Fields are bytes unless said otherwise. A parser that misses a
+ * field the struct promises returns -EINVAL with nothing guessed.
+ *
+ * The process's name (comm) is hostile: it may hold spaces, parentheses,
+ * newlines, any byte but NUL. stat is parsed from the LAST ')' so no name can
+ * shift the fields after it.
+ */
+#ifndef MEMZ_PROCFS_H
+#define MEMZ_PROCFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MEMZ_COMM_MAX 64 /* the kernel's limit is 16 with the NUL; kthreads' may be longer */
+
+struct memz_pstat {
+	char comm[MEMZ_COMM_MAX]; /* raw bytes, NUL-terminated, not sanitised */
+	char state;
+	int ppid;
+	unsigned long long start_time; /* clock ticks since boot (field 22) */
+	long num_threads;              /* field 20 */
+	unsigned long long utime, stime; /* clock ticks (fields 14, 15) */
+};
+
+struct memz_statm { /* bytes (the file is in pages; the parser multiplies) */
+	uint64_t size, resident, shared, text, data;
+};
+
+struct memz_pstatus {
+	uint64_t vm_hwm, vm_rss, vm_swap; /* bytes; 0 for kernel threads */
+	uint32_t uid;                     /* real uid */
+	bool has_vm;                      /* false for kernel threads */
+};
+
+/*
+ * smaps_rollup, or the sum of every mapping of smaps. has_pss_anon is false
+ * on kernels before 5.x that lack Pss_Anon/Pss_File/Pss_Shmem: pss_anon then
+ * holds Anonymous (an upper bound: shared anonymous pages counted whole).
+ */
+struct memz_rollup {
+	uint64_t rss, pss, pss_anon, pss_file, pss_shmem;
+	uint64_t shared_clean, shared_dirty, private_clean, private_dirty;
+	uint64_t anonymous, swap, swap_pss;
+	bool has_pss_anon;
+};
+
+/* USS: what would be freed if the process exited. */
+static inline uint64_t memz_rollup_uss(const struct memz_rollup *r)
+{
+	return r->private_clean + r->private_dirty;
+}
+
+int memz_parse_stat(const char *buf, size_t len, struct memz_pstat *out);
+int memz_parse_statm(const char *buf, size_t len, uint64_t page_size,
+		     struct memz_statm *out);
+int memz_parse_status(const char *buf, size_t len, struct memz_pstatus *out);
+int memz_parse_rollup(const char *buf, size_t len, struct memz_rollup *out);
+/* Sum all mappings of a full smaps into one rollup (kernels before 4.14). */
+int memz_parse_smaps_sum(const char *buf, size_t len, struct memz_rollup *out);
+/* oom_score_adj: -1000..1000. */
+int memz_parse_oom_score_adj(const char *buf, size_t len, int *out);
+/*
+ * cgroup: the v2 line ("0::/path") if there is one, else the memory
+ * controller's v1 line, else the first line's path. out gets the path.
+ */
+int memz_parse_cgroup(const char *buf, size_t len, char *out, size_t outlen);
+
+/* One mapping of /proc/PID/smaps. */
+struct memz_mapping {
+	uint64_t start, end, offset, inode;
+	char perms[5];       /* "rw-p" */
+	char dev[16];        /* "fd:01" */
+	char path[512];      /* "" for anonymous; "[heap]"; truncated if longer */
+	uint64_t size, rss, pss, pss_anon, pss_file, pss_shmem;
+	uint64_t shared_clean, shared_dirty, private_clean, private_dirty;
+	uint64_t anonymous, swap, swap_pss, locked;
+	char vm_flags[96];   /* "rd wr mr mw me ac sd" */
+};
+
+/* Call fn once per mapping, in file order. Stops and returns fn's value if
+ * it is non-zero. Returns 0 or -EINVAL on a malformed record. */
+int memz_parse_smaps(const char *buf, size_t len,
+		     int (*fn)(const struct memz_mapping *m, void *ctx),
+		     void *ctx);
+
+/*
+ * Reading through a pid directory fd (openat(proc_root_fd, "1234",
+ * O_DIRECTORY)). These open the file, read it once and close it; the
+ * sampler's kept-fd path uses memz_pread_file on its own fds instead.
+ * A vanished process gives -ENOENT or -ESRCH; a private one -EACCES.
+ */
+int memz_read_exe_name(int piddir_fd, char *out, size_t outlen);
+
+/*
+ * Read a whole, possibly large file (smaps) into *buf, growing it with the
+ * allocator; *cap is its capacity, kept across calls so steady state does
+ * not allocate.
+ */
+struct memz_allocator;
+int memz_read_file_grow(const struct memz_allocator *a, int dirfd,
+			const char *name, char **buf, size_t *cap, size_t *len);
+
+#endif

@@ -1,0 +1,99 @@
+/*
+ * sampler.h - one cycle of the live system into a snapshot.
+ *
+ * The sampler owns the process table, the kept file descriptors and the
+ * system files; the caller owns the snapshot and passes it to every
+ * memz_sampler_run(). Arrays inside the snapshot grow to their high-water
+ * mark and are reused, so steady-state cycles allocate nothing. Everything a
+ * snapshot points at (processes, groups, names, events) stays valid until
+ * the next memz_sampler_run() on the same sampler, or its free.
+ *
+ * Cost: every cycle reads statm of every process through a kept fd (the
+ * cheap probe); smaps_rollup (the kernel walks page tables, ~12 ms per GiB
+ * resident) is read only when the probe saw a change, when the last exact
+ * read is PssRefreshCycles cycles old, or when it is PssMaxAge old, within a
+ * CpuBudget of CPU time. Between exact reads a process's figures move with
+ * what statm says changed.
+ */
+#ifndef MEMZ_SAMPLER_H
+#define MEMZ_SAMPLER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "memz/alloc.h"
+#include "memz/pace.h"
+#include "memz/settings.h"
+#include "memz/sysinfo.h"
+#include "memz/table.h"
+
+/* MemTotal split into parts that add up to it exactly (design.md). */
+struct memz_breakdown {
+	uint64_t mem_total;
+	uint64_t free, buffers, cached, slab, page_tables;
+	uint64_t process_anon, hidden_anon, kernel_residual;
+	/* named pieces of the kernel's share, reported beside the residual */
+	uint64_t kernel_stack, vmalloc_used, percpu;
+};
+
+struct memz_cycle_stats {
+	unsigned seen;          /* processes with a sample this cycle */
+	unsigned new_procs;
+	unsigned vanished;
+	unsigned denied;        /* smaps_rollup unreadable (EACCES) */
+	unsigned kernel_threads;
+	unsigned files_read;    /* reads of /proc and /sys files */
+	unsigned files_opened;
+	unsigned rollup_reads;  /* exact reads this cycle */
+	unsigned rollup_skipped; /* processes whose exact read was not needed */
+	unsigned rollup_deferred; /* needed, but put off by the CPU budget */
+	unsigned open_fds;      /* kept across cycles */
+	double rollup_cpu_s;    /* CPU time the exact reads cost this cycle */
+	double budget_left_s;   /* CPU time the budget still holds */
+};
+
+struct memz_snapshot {
+	double t;
+	struct memz_meminfo mem;
+	struct memz_psi psi;
+	struct memz_numa numa;
+	struct memz_vmstat vm;
+	struct memz_breakdown br;
+	struct memz_table_view view; /* processes, groups, events, suspects */
+	struct memz_cycle_stats stats;
+	enum memz_pace_mode pace;
+	unsigned interval_ms;  /* what the pace policy asks for next */
+	bool rollup_fallback;  /* no smaps_rollup: smaps was summed */
+	bool pss_anon_fallback; /* no Pss_Anon: Anonymous was used */
+};
+
+void memz_snapshot_init(struct memz_snapshot *s);
+void memz_snapshot_release(struct memz_snapshot *s,
+			   const struct memz_allocator *a);
+
+struct memz_sampler;
+
+/* Copies the settings. Opens the system files. -errno on failure. */
+int memz_sampler_new(struct memz_sampler **out, const struct memz_settings *s,
+		     const struct memz_allocator *a);
+void memz_sampler_free(struct memz_sampler **s);
+
+/*
+ * Run one cycle at time now (seconds, CLOCK_MONOTONIC or any monotonic
+ * scale). Returns 0, or -errno when a system file failed (meminfo
+ * malformed); a vanished process is never an error.
+ */
+int memz_sampler_run(struct memz_sampler *s, double now,
+		     struct memz_snapshot *snap);
+
+const struct memz_settings *memz_sampler_settings(const struct memz_sampler *s);
+const struct memz_allocator *memz_sampler_allocator(const struct memz_sampler *s);
+
+/* Compute the breakdown from meminfo and the processes' Pss_Anon sum. */
+void memz_breakdown_compute(const struct memz_meminfo *m, uint64_t process_anon,
+			    struct memz_breakdown *out);
+
+/* Seconds on CLOCK_MONOTONIC, for callers that drive the sampler live. */
+double memz_now(void);
+
+#endif

@@ -1,0 +1,92 @@
+/*
+ * sysinfo.h - system-wide readers: meminfo, PSI, NUMA nodes, vmstat.
+ *
+ * Each file has a pure parser (buffer in, struct out, used directly by the
+ * unit tests on garbled input) and a reader that goes through struct
+ * memz_sysfiles, which keeps the files open across cycles.
+ *
+ * All sizes are bytes (the kernel's "kB" is multiplied by 1024 while
+ * parsing). A file the kernel does not have (no PSI before 4.20 or with
+ * psi=0, a machine with one NUMA node and no node directory) is "absent":
+ * its struct has present = false and the read returns 0. A file that exists
+ * but is malformed (a required field missing, a number that does not parse)
+ * is an error: -EINVAL (or -ERANGE), never a guess.
+ */
+#ifndef MEMZ_SYSINFO_H
+#define MEMZ_SYSINFO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define MEMZ_MAX_NODES 64
+
+struct memz_meminfo {
+	/* required: a meminfo without these is malformed */
+	uint64_t mem_total, mem_free, buffers, cached, slab, page_tables;
+	/* optional: 0 when the kernel does not report them */
+	uint64_t mem_available, swap_cached, kernel_stack, vmalloc_used, percpu,
+		anon_pages, shmem, s_reclaimable, s_unreclaim, swap_total,
+		swap_free;
+	bool has_mem_available, has_percpu, has_anon_pages;
+};
+
+struct memz_psi_line {
+	double avg10, avg60, avg300; /* percent */
+	uint64_t total;              /* microseconds stalled since boot */
+};
+
+struct memz_psi {
+	bool present;
+	bool has_full; /* "full" appeared in 5.2 for memory; older kernels lack it */
+	struct memz_psi_line some, full;
+};
+
+struct memz_numa_node {
+	int id;
+	uint64_t total, free, used;
+};
+
+struct memz_numa {
+	unsigned n; /* 0: no node directory (absent) */
+	struct memz_numa_node node[MEMZ_MAX_NODES];
+};
+
+struct memz_vmstat {
+	bool present;
+	uint64_t pswpin, pswpout; /* pages since boot */
+};
+
+int memz_parse_meminfo(const char *buf, size_t len, struct memz_meminfo *out);
+int memz_parse_psi(const char *buf, size_t len, struct memz_psi *out);
+/* One node's meminfo ("Node 0 MemTotal: ... kB"); id must match. */
+int memz_parse_node_meminfo(const char *buf, size_t len, int id,
+			    struct memz_numa_node *out);
+int memz_parse_vmstat(const char *buf, size_t len, struct memz_vmstat *out);
+
+/*
+ * The system files, opened once and re-read each cycle. _init opens nothing
+ * and never fails; _open finds and opens the files under proc_root and
+ * sys_root (absent files stay closed and are reported absent); _release
+ * closes everything.
+ */
+struct memz_sysfiles {
+	int meminfo_fd, psi_fd, vmstat_fd;
+	unsigned n_nodes;
+	int node_id[MEMZ_MAX_NODES];
+	int node_fd[MEMZ_MAX_NODES];
+	char buf[16384]; /* vmstat is the largest, ~5 KiB today */
+};
+
+void memz_sysfiles_init(struct memz_sysfiles *f);
+int memz_sysfiles_open(struct memz_sysfiles *f, const char *proc_root,
+		       const char *sys_root);
+void memz_sysfiles_release(struct memz_sysfiles *f);
+
+int memz_sysfiles_read_meminfo(struct memz_sysfiles *f,
+			       struct memz_meminfo *out);
+int memz_sysfiles_read_psi(struct memz_sysfiles *f, struct memz_psi *out);
+int memz_sysfiles_read_numa(struct memz_sysfiles *f, struct memz_numa *out);
+int memz_sysfiles_read_vmstat(struct memz_sysfiles *f, struct memz_vmstat *out);
+
+#endif

@@ -1,0 +1,157 @@
+/*
+ * table.h - the process table, groups and verdict events.
+ *
+ * A process is (pid, start time): a pid reused by a new process is a new
+ * entry with a fresh history. Names are interned: every entry with the same
+ * name points at one copy. Each cycle the caller (the live sampler, or trace
+ * replay) brackets its updates with memz_table_begin()/memz_table_end():
+ *
+ *   memz_table_begin(t, now);
+ *   for each process seen:  p = memz_table_get(t, pid, start, &is_new);
+ *                           fill p's figures, set p->has_sample
+ *   memz_table_end(t, &snap);
+ *
+ * _end sweeps entries not seen this cycle, sums groups, feeds every
+ * process's and group's detector, and appends start/clear events. Groups are
+ * fed so that membership changes are not growth: a member joining or leaving
+ * rebases the group's history instead of moving it.
+ *
+ * Entries are allocated once and recycled through a free list, so a table
+ * whose process count does not grow past its high-water mark allocates
+ * nothing. Pointers to entries, group records and interned names stay valid
+ * until the next memz_table_begin().
+ */
+#ifndef MEMZ_TABLE_H
+#define MEMZ_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memz/alloc.h"
+#include "memz/detector.h"
+#include "memz/procfs.h"
+#include "memz/settings.h"
+
+struct memz_group;
+
+struct memz_proc {
+	int pid;
+	unsigned long long start;
+	int ppid;
+	char state;
+	const char *name;   /* interned comm, raw bytes */
+	const char *exe;    /* interned basename of exe, or NULL */
+	const char *cgroup; /* interned cgroup path, or NULL */
+	uint32_t uid;
+	long threads;
+
+	/* Memory: exact at the last smaps_rollup read, moved since by what
+	 * statm says changed (see pss_age). */
+	struct memz_rollup mem;
+	uint64_t vm_hwm, vm_swap; /* status */
+	uint64_t rss_max_seen;    /* the largest rss memz has seen */
+	int oom_score_adj;
+	double pss_age;           /* s since the last exact read; 0 = this cycle */
+	bool has_sample;          /* figures this cycle are valid */
+	bool denied;              /* smaps_rollup not readable: EACCES */
+	bool kernel_thread;       /* no mm: never sampled */
+
+	/* accounting */
+	uint64_t subtree_pss; /* own + all descendants' PSS */
+	unsigned descendants;
+	struct memz_group *group;
+
+	struct memz_detector det;
+
+	/* private to the table and the sampler */
+	bool seen;
+	double first_seen;
+	int statm_fd, rollup_fd;
+	struct memz_statm statm_at_exact, statm_last;
+	struct memz_rollup exact;
+	double exact_t, cost_s;
+	unsigned cycles_since_exact;
+	unsigned name_len;
+	struct memz_proc *hnext, *lnext;
+};
+
+struct memz_group {
+	const char *name; /* interned; for GroupBy=none the process name */
+	unsigned members;
+	long threads;
+	uint64_t pss, uss, rss, swap, anon; /* anon = Pss_Anon */
+	bool reported; /* in TopGroups, or selected by Process/ProcessMatch */
+	struct memz_detector det;
+
+	/* private */
+	bool seen;
+	double series; /* membership-adjusted PSS fed to the detector */
+	struct memz_group *hnext, *lnext;
+};
+
+enum memz_event_kind { MEMZ_EVENT_LEAK, MEMZ_EVENT_CLEAR };
+
+struct memz_event {
+	enum memz_event_kind kind;
+	bool is_group;
+	int pid;                  /* 0 for a group */
+	unsigned long long start; /* 0 for a group */
+	const char *name;
+	double t;
+	struct memz_verdict verdict; /* at the moment of the change */
+};
+
+/* Per-cycle view the table fills (the sampler's snapshot embeds it). */
+struct memz_table_view {
+	double t;
+	struct memz_proc **procs; /* every live, sampled process */
+	size_t n_procs, cap_procs;
+	struct memz_group **groups; /* sorted by PSS, largest first */
+	size_t n_groups, cap_groups;
+	struct memz_event *events; /* this cycle's */
+	size_t n_events, cap_events;
+	unsigned leak_suspects; /* processes and groups flagged now */
+	unsigned vanished;      /* entries swept this cycle */
+};
+
+struct memz_table;
+
+int memz_table_new(struct memz_table **out, const struct memz_settings *s,
+		   const struct memz_allocator *a);
+/* Frees the table and every entry, name and group; *t = NULL. */
+void memz_table_free(struct memz_table **t);
+
+void memz_table_begin(struct memz_table *t, double now);
+/*
+ * Find (pid, start) or create it; marks it seen this cycle. A different
+ * start for a known pid retires the old entry (its flagged verdict clears).
+ * Returns NULL only on -ENOMEM.
+ */
+struct memz_proc *memz_table_get(struct memz_table *t, int pid,
+				 unsigned long long start, bool *is_new);
+/* Find without creating or marking; NULL if unknown. */
+struct memz_proc *memz_table_find(struct memz_table *t, int pid);
+/* Set p's name (and exe, cgroup) to interned copies. -ENOMEM on failure. */
+int memz_table_set_name(struct memz_table *t, struct memz_proc *p,
+			const char *name, size_t len);
+int memz_table_set_exe(struct memz_table *t, struct memz_proc *p,
+		       const char *exe);
+int memz_table_set_cgroup(struct memz_table *t, struct memz_proc *p,
+			  const char *cgroup);
+/* Called by the table before an entry is recycled (the sampler closes the
+ * entry's fds here). */
+void memz_table_on_retire(struct memz_table *t,
+			  void (*fn)(struct memz_proc *p, void *ctx), void *ctx);
+
+int memz_table_end(struct memz_table *t, struct memz_table_view *v);
+
+void memz_table_view_init(struct memz_table_view *v);
+void memz_table_view_release(struct memz_table_view *v,
+			     const struct memz_allocator *a);
+
+/* Every entry, for callers that walk the whole table (the sampler). */
+struct memz_proc *memz_table_first(struct memz_table *t);
+struct memz_proc *memz_table_next(struct memz_proc *p);
+
+#endif

@@ -1,0 +1,12 @@
+# core area: the table, sampler, accounting, JSON, settings
+libmemz_la_SOURCES += \
+	include/memz/alloc.h core/alloc.c \
+	include/memz/settings.h core/settings.c \
+	include/memz/sanitize.h core/sanitize.c
+
+UNIT_TESTS += tests/test_settings tests/test_sanitize
+check_PROGRAMS += tests/test_settings tests/test_sanitize
+tests_test_settings_SOURCES = tests/test_settings.c tests/check.h
+tests_test_settings_LDADD = libmemz.la
+tests_test_sanitize_SOURCES = tests/test_sanitize.c tests/check.h
+tests_test_sanitize_LDADD = libmemz.la

@@ -1,0 +1,1 @@
+# firstrun area

@@ -1,0 +1,34 @@
+#!/bin/sh
+# Set up a Debian 12 machine and run the whole memz test suite:
+#   1. warnings-as-errors build, `make check` (unit and integration tests
+#      against the real collectd and netdata);
+#   2. AddressSanitizer + UBSan build, unit tests;
+#   3. unit tests under valgrind.
+# Exits non-zero on the first failing stage; each failing test names itself.
+set -eu
+src=$(cd "$(dirname "$0")/.." && pwd)
+"$src/scripts/install-deps.sh"
+cd "$src"
+autoreconf -fi >/dev/null
+
+jobs=$(nproc 2>/dev/null || echo 2)
+stage() {
+	name=$1; shift
+	dir="$src/build-$name"
+	rm -rf "$dir"; mkdir -p "$dir"
+	echo "=== memz: $name build ==="
+	(cd "$dir" && "$src/configure" -q "$@" >/dev/null && make -s -j"$jobs" >/dev/null)
+}
+report() {
+	# automake writes test-suite.log; show it when a stage fails
+	[ -f "$1/test-suite.log" ] && cat "$1/test-suite.log"
+}
+
+stage werror --enable-werror
+(cd "$src/build-werror" && make -j"$jobs" check) || { report "$src/build-werror"; exit 1; }
+
+stage sanitizers --enable-werror --enable-sanitizers
+(cd "$src/build-sanitizers" && make -j"$jobs" check-unit) || { report "$src/build-sanitizers"; exit 1; }
+
+(cd "$src/build-werror" && make -j"$jobs" check-valgrind) || { report "$src/build-werror"; exit 1; }
+echo "memz: all test stages passed"
