@@ -1,0 +1,64 @@
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const struct {
+	const char *name;
+	int (*fn)(int, char **);
+	const char *what;
+} commands[] = {
+	{ "top", cli_top, "groups or processes by PSS, with growth and [LEAK?]" },
+	{ "inspect", cli_inspect, "one process's memory by mapping category" },
+	{ "json", cli_json, "one snapshot as JSON" },
+	{ "record", cli_record, "record the live system as a trace" },
+	{ "replay", cli_replay, "run the leak detector over a trace" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: memz COMMAND [OPTIONS]\n\ncommands:\n");
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].what);
+	fprintf(f, "\n'memz COMMAND --help' describes each command.\n");
+}
+
+int cli_apply_set(struct memz_settings *s, const char *assignment)
+{
+	char name[128], err[1024];
+	const char *eq = strchr(assignment, '=');
+	size_t n;
+
+	if (!eq || eq == assignment || (size_t)(eq - assignment) >= sizeof name) {
+		fprintf(stderr, "memz: --set takes NAME=VALUE, not \"%s\"\n",
+			assignment);
+		return -1;
+	}
+	n = (size_t)(eq - assignment);
+	memcpy(name, assignment, n);
+	name[n] = '\0';
+	if (memz_settings_set(s, name, eq + 1, err, sizeof err)) {
+		fprintf(stderr, "memz: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    !strcmp(argv[1], "help")) {
+		usage(stdout);
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].fn(argc - 1, argv + 1);
+	fprintf(stderr, "memz: unknown command \"%s\"\n", argv[1]);
+	usage(stderr);
+	return 2;
+}
