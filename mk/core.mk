@@ -2,7 +2,11 @@
 libmemz_la_SOURCES += \
 	include/memz/alloc.h core/alloc.c \
 	include/memz/settings.h core/settings.c \
-	include/memz/sanitize.h core/sanitize.c
+	include/memz/sanitize.h core/sanitize.c \
+	include/memz/intern.h core/intern.c \
+	include/memz/table.h core/table.c \
+	include/memz/sampler.h core/sampler.c \
+	include/memz/json.h core/json.c
 
 UNIT_TESTS += tests/test_settings tests/test_sanitize
 check_PROGRAMS += tests/test_settings tests/test_sanitize

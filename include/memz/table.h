@@ -71,8 +71,11 @@ struct memz_proc {
 	struct memz_statm statm_at_exact, statm_last;
 	struct memz_rollup exact;
 	double exact_t, cost_s;
+	bool has_exact;  /* an exact read happened at least once */
+	bool no_access;  /* smaps_rollup refused once: not retried */
 	unsigned cycles_since_exact;
-	unsigned name_len;
+	struct memz_group *prev_group; /* group last cycle, for membership */
+	double prev_pss;
 	struct memz_proc *hnext, *lnext;
 };
 
@@ -86,7 +89,8 @@ struct memz_group {
 
 	/* private */
 	bool seen;
-	double series; /* membership-adjusted PSS fed to the detector */
+	double join_delta; /* PSS that joined minus PSS that left this cycle */
+	uint32_t hash;
 	struct memz_group *hnext, *lnext;
 };
 
@@ -102,7 +106,8 @@ struct memz_event {
 	struct memz_verdict verdict; /* at the moment of the change */
 };
 
-/* Per-cycle view the table fills (the sampler's snapshot embeds it). */
+/* Per-cycle view the table fills (the sampler's snapshot embeds it). The
+ * arrays belong to the table and stay valid until the next begin. */
 struct memz_table_view {
 	double t;
 	struct memz_proc **procs; /* every live, sampled process */

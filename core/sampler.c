@@ -1,0 +1,645 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "memz/procfs.h"
+#include "memz/readbuf.h"
+#include "memz/sampler.h"
+
+/* Reserved for the host's own files (sockets, logs, config). */
+#define FD_RESERVE 64
+
+struct cand;
+
+struct memz_sampler {
+	struct memz_settings s;
+	const struct memz_allocator *a;
+	struct memz_table *table;
+	struct memz_sysfiles sys;
+	struct memz_pace pace;
+	int proc_fd;
+	DIR *dir;
+	uint64_t page_size;
+	int fd_budget, open_fds;
+	bool no_rollup; /* the kernel has no smaps_rollup: sum smaps */
+
+	/* CPU budget for exact reads: a token bucket in CPU seconds */
+	double tokens, last_now;
+	bool started;
+
+	struct cand *cand;
+	size_t cap_cand;
+	char buf[8192];
+	char *smaps_buf;
+	size_t smaps_cap;
+	struct memz_cycle_stats *st; /* this cycle's, in the snapshot */
+};
+
+double memz_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double thread_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void close_fd(struct memz_sampler *s, int *fd)
+{
+	if (*fd >= 0) {
+		close(*fd);
+		s->open_fds--;
+		*fd = -1;
+	}
+}
+
+static void on_retire(struct memz_proc *p, void *ctx)
+{
+	struct memz_sampler *s = ctx;
+
+	close_fd(s, &p->statm_fd);
+	close_fd(s, &p->rollup_fd);
+}
+
+int memz_sampler_new(struct memz_sampler **out, const struct memz_settings *set,
+		     const struct memz_allocator *a)
+{
+	struct memz_sampler *s = memz_realloc(a, NULL, sizeof *s);
+	struct rlimit rl;
+	long ps = sysconf(_SC_PAGESIZE);
+	int rc;
+
+	*out = NULL;
+	if (!s)
+		return -ENOMEM;
+	memset(s, 0, sizeof *s);
+	s->s = *set;
+	s->a = a;
+	s->proc_fd = -1;
+	s->page_size = ps > 0 ? (uint64_t)ps : 4096;
+	memz_sysfiles_init(&s->sys);
+	memz_pace_init(&s->pace);
+	s->fd_budget = set->max_open_files;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+	    (rlim_t)s->fd_budget + FD_RESERVE > rl.rlim_cur)
+		s->fd_budget = rl.rlim_cur > FD_RESERVE ? (int)(rl.rlim_cur - FD_RESERVE) : 0;
+
+	rc = memz_table_new(&s->table, set, a);
+	if (rc)
+		goto fail;
+	memz_table_on_retire(s->table, on_retire, s);
+	rc = memz_sysfiles_open(&s->sys, set->proc_root, set->sys_root);
+	if (rc)
+		goto fail;
+	s->proc_fd = open(set->proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (s->proc_fd < 0) {
+		rc = -errno;
+		goto fail;
+	}
+	s->dir = fdopendir(dup(s->proc_fd));
+	if (!s->dir) {
+		rc = -errno;
+		goto fail;
+	}
+	*out = s;
+	return 0;
+fail:
+	memz_sampler_free(&s);
+	return rc;
+}
+
+void memz_sampler_free(struct memz_sampler **sp)
+{
+	struct memz_sampler *s = *sp;
+
+	if (!s)
+		return;
+	memz_table_free(&s->table);
+	memz_sysfiles_release(&s->sys);
+	if (s->dir)
+		closedir(s->dir);
+	if (s->proc_fd >= 0)
+		close(s->proc_fd);
+	memz_free(s->a, &s->cand);
+	memz_free(s->a, &s->smaps_buf);
+	memz_realloc(s->a, s, 0);
+	*sp = NULL;
+}
+
+const struct memz_settings *memz_sampler_settings(const struct memz_sampler *s)
+{
+	return &s->s;
+}
+
+const struct memz_allocator *memz_sampler_allocator(const struct memz_sampler *s)
+{
+	return s->a;
+}
+
+/* Read "PID/name" below ProcRoot into s->buf. */
+static int read_pidfile(struct memz_sampler *s, int pid, const char *name,
+			size_t *len)
+{
+	char path[64];
+
+	snprintf(path, sizeof path, "%d/%s", pid, name);
+	s->st->files_read++;
+	s->st->files_opened++;
+	return memz_read_file_at(s->proc_fd, path, s->buf, sizeof s->buf, len);
+}
+
+static int open_pidfile(struct memz_sampler *s, int pid, const char *name)
+{
+	char path[64];
+
+	snprintf(path, sizeof path, "%d/%s", pid, name);
+	s->st->files_opened++;
+	return memz_open_at(s->proc_fd, path);
+}
+
+static bool vanished(int rc)
+{
+	return rc == -ENOENT || rc == -ESRCH;
+}
+
+static int read_statm(struct memz_sampler *s, struct memz_proc *p,
+		      struct memz_statm *out)
+{
+	size_t len;
+	int rc;
+
+	if (p->statm_fd >= 0) {
+		s->st->files_read++;
+		rc = memz_pread_file(p->statm_fd, s->buf, sizeof s->buf, &len);
+	} else {
+		rc = read_pidfile(s, p->pid, "statm", &len);
+	}
+	if (rc)
+		return rc;
+	return memz_parse_statm(s->buf, len, s->page_size, out);
+}
+
+/* What a process is, read once when it is first seen. */
+static void read_identity(struct memz_sampler *s, struct memz_proc *p)
+{
+	struct memz_pstatus st;
+	char tmp[MEMZ_PATH_MAX];
+	size_t len;
+	int v;
+
+	if (!read_pidfile(s, p->pid, "status", &len) &&
+	    !memz_parse_status(s->buf, len, &st)) {
+		p->uid = st.uid;
+		p->vm_hwm = st.vm_hwm;
+		p->vm_swap = st.vm_swap;
+		p->kernel_thread = !st.has_vm;
+	}
+	if (p->kernel_thread)
+		return;
+	if (!read_pidfile(s, p->pid, "oom_score_adj", &len) &&
+	    !memz_parse_oom_score_adj(s->buf, len, &v))
+		p->oom_score_adj = v;
+	if (s->s.group_by == MEMZ_GROUP_CGROUP &&
+	    !read_pidfile(s, p->pid, "cgroup", &len) &&
+	    !memz_parse_cgroup(s->buf, len, tmp, sizeof tmp))
+		memz_table_set_cgroup(s->table, p, tmp);
+	if (s->s.group_by == MEMZ_GROUP_EXE) {
+		char path[32];
+		int dfd;
+
+		snprintf(path, sizeof path, "%d", p->pid);
+		dfd = openat(s->proc_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0) {
+			if (!memz_read_exe_name(dfd, tmp, sizeof tmp))
+				memz_table_set_exe(s->table, p, tmp);
+			close(dfd);
+		}
+	}
+}
+
+/* stat gives the identity (start time) and the name; a pid whose stat is
+ * gone has exited, which is not an error. */
+static struct memz_proc *discover(struct memz_sampler *s, int pid)
+{
+	struct memz_pstat ps;
+	struct memz_proc *p;
+	size_t len;
+	bool is_new;
+
+	if (read_pidfile(s, pid, "stat", &len) ||
+	    memz_parse_stat(s->buf, len, &ps))
+		return NULL;
+	p = memz_table_get(s->table, pid, ps.start_time, &is_new);
+	if (!p)
+		return NULL;
+	p->ppid = ps.ppid;
+	p->state = ps.state;
+	p->threads = ps.num_threads;
+	memz_table_set_name(s->table, p, ps.comm, strlen(ps.comm));
+	if (!is_new)
+		return p;
+	s->st->new_procs++;
+	read_identity(s, p);
+	if (!p->kernel_thread && s->open_fds < s->fd_budget) {
+		int fd = open_pidfile(s, pid, "statm");
+		if (fd >= 0) {
+			p->statm_fd = fd;
+			s->open_fds++;
+		}
+	}
+	return p;
+}
+
+/* Find this cycle's entry for pid: the kept statm fd fails with ESRCH once
+ * the process it was opened on is gone, so a reused pid can never pass for
+ * the old process. Without a kept fd, stat's start time decides. */
+static struct memz_proc *probe(struct memz_sampler *s, int pid)
+{
+	struct memz_proc *p = memz_table_find(s->table, pid);
+	struct memz_statm sm;
+	bool is_new;
+	int rc;
+
+	if (p && p->statm_fd >= 0) {
+		rc = read_statm(s, p, &sm);
+		if (!rc) {
+			memz_table_get(s->table, pid, p->start, &is_new);
+			p->statm_last = sm;
+			return p;
+		}
+		if (!vanished(rc))
+			return NULL;
+	}
+	p = discover(s, pid);
+	if (!p || p->kernel_thread)
+		return p;
+	if (read_statm(s, p, &sm))
+		return NULL;
+	p->statm_last = sm;
+	return p;
+}
+
+static int64_t anon_of(const struct memz_statm *m)
+{
+	return (int64_t)m->resident - (int64_t)m->shared;
+}
+
+static bool statm_changed(const struct memz_proc *p)
+{
+	return p->statm_last.resident != p->statm_at_exact.resident ||
+	       p->statm_last.shared != p->statm_at_exact.shared ||
+	       p->statm_last.data != p->statm_at_exact.data;
+}
+
+/* Priority of an exact read: 0 must (never read, or PssMaxAge old),
+ * 1 changed, 2 due for a periodic refresh, 3 not needed. */
+static int need_class(const struct memz_sampler *s, const struct memz_proc *p,
+		      double now)
+{
+	if (!p->has_exact || now - p->exact_t >= s->s.pss_max_age)
+		return 0;
+	if (statm_changed(p))
+		return 1;
+	if (p->cycles_since_exact + 1 >= (unsigned)s->s.pss_refresh_cycles)
+		return 2;
+	return 3;
+}
+
+/* Before the first read, guess the cost from the resident size: the kernel
+ * walks page tables at roughly 12 ms per GiB. */
+static double est_cost(const struct memz_proc *p)
+{
+	if (p->cost_s > 0)
+		return p->cost_s;
+	return 20e-6 + (double)p->statm_last.resident * (12e-3 / 1073741824.0);
+}
+
+struct cand {
+	struct memz_proc *p;
+	int cls;
+	double cost;
+};
+
+static int by_need(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->cls != y->cls)
+		return x->cls - y->cls;
+	if (x->cost != y->cost)
+		return x->cost < y->cost ? -1 : 1;
+	return x->p->pid - y->p->pid;
+}
+
+/* One exact read: smaps_rollup (or summed smaps on kernels before 4.14). */
+static int read_exact(struct memz_sampler *s, struct memz_proc *p,
+		      struct memz_rollup *r)
+{
+	size_t len;
+	int rc;
+
+	if (s->no_rollup) {
+		char path[64];
+
+		snprintf(path, sizeof path, "%d/smaps", p->pid);
+		s->st->files_read++;
+		s->st->files_opened++;
+		rc = memz_read_file_grow(s->a, s->proc_fd, path, &s->smaps_buf,
+					 &s->smaps_cap, &len);
+		return rc ? rc : memz_parse_smaps_sum(s->smaps_buf, len, r);
+	}
+	if (p->rollup_fd < 0 && s->open_fds < s->fd_budget) {
+		int fd = open_pidfile(s, p->pid, "smaps_rollup");
+		if (fd < 0)
+			return fd;
+		p->rollup_fd = fd;
+		s->open_fds++;
+	}
+	s->st->files_read++;
+	if (p->rollup_fd >= 0)
+		rc = memz_pread_file(p->rollup_fd, s->buf, sizeof s->buf, &len);
+	else
+		rc = read_pidfile(s, p->pid, "smaps_rollup", &len);
+	return rc ? rc : memz_parse_rollup(s->buf, len, r);
+}
+
+static void exact_read(struct memz_sampler *s, struct memz_proc *p, double now)
+{
+	struct memz_rollup r;
+	struct memz_pstatus st;
+	double c0 = thread_cpu(), cost;
+	size_t len;
+	int rc = read_exact(s, p, &r);
+
+	if (rc == -ENOENT && !s->no_rollup && p->statm_fd >= 0) {
+		/* statm still answers, so the process lives: the kernel
+		 * predates smaps_rollup (4.14). Sum smaps from now on. */
+		s->no_rollup = true;
+		rc = read_exact(s, p, &r);
+	}
+	cost = thread_cpu() - c0;
+	s->st->rollup_cpu_s += cost;
+	s->tokens -= cost;
+	if (rc == -EACCES || rc == -EPERM) {
+		p->no_access = true;
+		return;
+	}
+	if (rc)
+		return;
+	s->st->rollup_reads++;
+	p->cost_s = p->cost_s > 0 ? 0.7 * p->cost_s + 0.3 * cost : cost;
+	p->exact = r;
+	p->statm_at_exact = p->statm_last;
+	p->exact_t = now;
+	p->has_exact = true;
+	p->cycles_since_exact = 0;
+	/* VmHWM and VmSwap move with memory: refresh them with the exact read */
+	if (!read_pidfile(s, p->pid, "status", &len) &&
+	    !memz_parse_status(s->buf, len, &st)) {
+		p->vm_hwm = st.vm_hwm;
+		p->vm_swap = st.vm_swap;
+	}
+}
+
+static uint64_t add_clamped(uint64_t v, int64_t d)
+{
+	if (d < 0 && (uint64_t)-d > v)
+		return 0;
+	return (uint64_t)((int64_t)v + d);
+}
+
+/* Between exact reads, move the figures by what statm says changed:
+ * resident minus shared is the anonymous part a leak grows. */
+static void estimate(struct memz_proc *p, double now)
+{
+	int64_t d_anon = anon_of(&p->statm_last) - anon_of(&p->statm_at_exact);
+	int64_t d_rss = (int64_t)p->statm_last.resident -
+			(int64_t)p->statm_at_exact.resident;
+
+	p->mem = p->exact;
+	p->mem.pss = add_clamped(p->exact.pss, d_anon);
+	p->mem.pss_anon = add_clamped(p->exact.pss_anon, d_anon);
+	p->mem.anonymous = add_clamped(p->exact.anonymous, d_anon);
+	p->mem.private_dirty = add_clamped(p->exact.private_dirty, d_anon);
+	p->mem.rss = add_clamped(p->exact.rss, d_rss);
+	p->pss_age = now - p->exact_t;
+}
+
+static int schedule_exact(struct memz_sampler *s, size_t n, double now)
+{
+	qsort(s->cand, n, sizeof *s->cand, by_need);
+	for (size_t i = 0; i < n; i++) {
+		struct cand *c = &s->cand[i];
+
+		if (c->cls == 3) {
+			s->st->rollup_skipped++;
+			continue;
+		}
+		if (c->cls > 0 && s->tokens <= 0) {
+			s->st->rollup_deferred++;
+			continue;
+		}
+		exact_read(s, c->p, now);
+	}
+	return 0;
+}
+
+static void refill(struct memz_sampler *s, double now)
+{
+	double rate = s->s.cpu_budget / 100.0, cap = rate * 60.0;
+
+	if (s->started && now > s->last_now)
+		s->tokens += (now - s->last_now) * rate;
+	if (s->tokens > cap)
+		s->tokens = cap;
+	if (s->tokens < -cap)
+		s->tokens = -cap;
+	s->last_now = now;
+	s->started = true;
+}
+
+static int parse_pid(const char *name)
+{
+	long v = 0;
+
+	if (!*name)
+		return -1;
+	for (; *name; name++) {
+		if (*name < '0' || *name > '9' || v > 100000000)
+			return -1;
+		v = v * 10 + (*name - '0');
+	}
+	return v > 0 ? (int)v : -1;
+}
+
+static int sample_processes(struct memz_sampler *s, double now)
+{
+	struct dirent *de;
+	size_t n = 0;
+
+	rewinddir(s->dir);
+	while ((de = readdir(s->dir))) {
+		int pid = parse_pid(de->d_name);
+		struct memz_proc *p;
+
+		if (pid < 0)
+			continue;
+		p = probe(s, pid);
+		if (!p)
+			continue;
+		if (p->kernel_thread) {
+			s->st->kernel_threads++;
+			continue;
+		}
+		if (p->no_access) {
+			p->denied = true;
+			s->st->denied++;
+			continue;
+		}
+		if (memz_grow(s->a, &s->cand, &s->cap_cand, n + 1, sizeof *s->cand))
+			return -ENOMEM;
+		s->cand[n].p = p;
+		s->cand[n].cls = need_class(s, p, now);
+		s->cand[n].cost = est_cost(p);
+		n++;
+	}
+	schedule_exact(s, n, now);
+	for (size_t i = 0; i < n; i++) {
+		struct memz_proc *p = s->cand[i].p;
+
+		if (p->no_access) {
+			p->denied = true;
+			s->st->denied++;
+			continue;
+		}
+		if (!p->has_exact)
+			continue;
+		if (p->exact_t != now)
+			p->cycles_since_exact++;
+		estimate(p, now);
+		p->has_sample = true;
+		s->st->seen++;
+	}
+	return 0;
+}
+
+void memz_breakdown_compute(const struct memz_meminfo *m, uint64_t process_anon,
+			    struct memz_breakdown *b)
+{
+	uint64_t fixed, rest;
+
+	memset(b, 0, sizeof *b);
+	b->mem_total = m->mem_total;
+	b->free = m->mem_free;
+	b->buffers = m->buffers;
+	b->cached = m->cached;
+	b->slab = m->slab;
+	b->page_tables = m->page_tables;
+	b->kernel_stack = m->kernel_stack;
+	b->vmalloc_used = m->vmalloc_used;
+	b->percpu = m->percpu;
+
+	/* The parts must add up to MemTotal exactly. The kernel's counters
+	 * are read at slightly different moments, so in the rare case they
+	 * overshoot, process memory (the estimated part) gives way first. */
+	fixed = b->free + b->buffers + b->cached + b->slab + b->page_tables;
+	rest = fixed < m->mem_total ? m->mem_total - fixed : 0;
+	b->process_anon = process_anon < rest ? process_anon : rest;
+	rest -= b->process_anon;
+	if (m->has_anon_pages && m->anon_pages > b->process_anon) {
+		uint64_t hidden = m->anon_pages - b->process_anon;
+		b->hidden_anon = hidden < rest ? hidden : rest;
+		rest -= b->hidden_anon;
+	}
+	b->kernel_residual = rest;
+	if (fixed > m->mem_total) {
+		/* meminfo itself overshoots: trim free, the most volatile */
+		uint64_t over = fixed - m->mem_total;
+		b->free = b->free > over ? b->free - over : 0;
+	}
+}
+
+void memz_snapshot_init(struct memz_snapshot *s)
+{
+	memset(s, 0, sizeof *s);
+	memz_table_view_init(&s->view);
+}
+
+void memz_snapshot_release(struct memz_snapshot *s,
+			   const struct memz_allocator *a)
+{
+	memz_table_view_release(&s->view, a);
+	memset(s, 0, sizeof *s);
+}
+
+int memz_sampler_run(struct memz_sampler *s, double now,
+		     struct memz_snapshot *snap)
+{
+	struct memz_pace_input pin;
+	uint64_t anon = 0;
+	int rc;
+
+	memset(&snap->stats, 0, sizeof snap->stats);
+	s->st = &snap->stats;
+	snap->t = now;
+	rc = memz_sysfiles_read_meminfo(&s->sys, &snap->mem);
+	if (rc)
+		return rc;
+	/* PSI, NUMA and vmstat are optional: a failed read reads as absent */
+	if (memz_sysfiles_read_psi(&s->sys, &snap->psi))
+		snap->psi.present = false;
+	if (memz_sysfiles_read_numa(&s->sys, &snap->numa))
+		snap->numa.n = 0;
+	if (memz_sysfiles_read_vmstat(&s->sys, &snap->vm))
+		snap->vm.present = false;
+	snap->stats.files_read += 3 + s->sys.n_nodes;
+
+	refill(s, now);
+	memz_table_begin(s->table, now);
+	rc = sample_processes(s, now);
+	if (rc)
+		return rc;
+	rc = memz_table_end(s->table, &snap->view);
+	if (rc)
+		return rc;
+
+	snap->rollup_fallback = s->no_rollup;
+	snap->pss_anon_fallback = false;
+	for (size_t i = 0; i < snap->view.n_procs; i++) {
+		anon += snap->view.procs[i]->mem.pss_anon;
+		if (!snap->view.procs[i]->exact.has_pss_anon)
+			snap->pss_anon_fallback = true;
+	}
+	memz_breakdown_compute(&snap->mem, anon, &snap->br);
+
+	snap->stats.vanished = snap->view.vanished;
+	snap->stats.open_fds = (unsigned)s->open_fds;
+	snap->stats.budget_left_s = s->tokens;
+
+	memset(&pin, 0, sizeof pin);
+	pin.t = now;
+	pin.pswpout = snap->vm.pswpout;
+	pin.has_vmstat = snap->vm.present;
+	pin.page_size = s->page_size;
+	pin.psi_full_avg10 = snap->psi.full.avg10;
+	pin.has_psi = snap->psi.present && snap->psi.has_full;
+	pin.mem_available = snap->mem.mem_available;
+	pin.mem_total = snap->mem.mem_total;
+	pin.leak_suspects = snap->view.leak_suspects;
+	snap->pace = memz_pace_next(&s->pace, &s->s, &pin);
+	snap->interval_ms = memz_pace_interval_ms(snap->pace);
+	return 0;
+}

@@ -1,0 +1,626 @@
+#include <errno.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memz/intern.h"
+#include "memz/table.h"
+
+struct memz_table {
+	struct memz_settings s;
+	const struct memz_allocator *a;
+	struct memz_intern names;
+	double now;
+
+	/* live processes: hashed by pid and listed; retired ones wait in the
+	 * grave until the next begin (the last snapshot still points at them),
+	 * then are recycled through the free list */
+	struct memz_proc **pbucket;
+	size_t pcap, n_live;
+	struct memz_proc *live, *grave, *free_procs;
+
+	struct memz_group **gbucket;
+	size_t gcap, n_groups;
+	struct memz_group *glive, *ggrave, *gfree;
+
+	regex_t re[MEMZ_LIST_MAX];
+	unsigned n_re;
+
+	void (*on_retire)(struct memz_proc *p, void *ctx);
+	void *retire_ctx;
+
+	struct memz_proc **procs;
+	size_t cap_procs;
+	struct memz_group **groups;
+	size_t cap_groups;
+	struct memz_event *events;
+	size_t n_events, cap_events;
+};
+
+static size_t pid_slot(const struct memz_table *t, int pid)
+{
+	return ((unsigned)pid * 2654435761u) & (t->pcap - 1);
+}
+
+int memz_table_new(struct memz_table **out, const struct memz_settings *s,
+		   const struct memz_allocator *a)
+{
+	struct memz_table *t = memz_realloc(a, NULL, sizeof *t);
+
+	*out = NULL;
+	if (!t)
+		return -ENOMEM;
+	memset(t, 0, sizeof *t);
+	t->s = *s;
+	t->a = a;
+	memz_intern_init(&t->names, a);
+	for (unsigned i = 0; i < s->process_match.n; i++) {
+		if (regcomp(&t->re[i], s->process_match.item[i],
+			    REG_EXTENDED | REG_NOSUB)) {
+			t->n_re = i;
+			memz_table_free(&t);
+			return -EINVAL;
+		}
+		t->n_re = i + 1;
+	}
+	*out = t;
+	return 0;
+}
+
+static void free_proc_list(struct memz_table *t, struct memz_proc *p)
+{
+	struct memz_proc *next;
+
+	for (; p; p = next) {
+		next = p->lnext;
+		memz_realloc(t->a, p, 0);
+	}
+}
+
+static void free_group_list(struct memz_table *t, struct memz_group *g)
+{
+	struct memz_group *next;
+
+	for (; g; g = next) {
+		next = g->lnext;
+		memz_realloc(t->a, g, 0);
+	}
+}
+
+void memz_table_free(struct memz_table **tp)
+{
+	struct memz_table *t = *tp;
+
+	if (!t)
+		return;
+	if (t->on_retire)
+		for (struct memz_proc *p = t->live; p; p = p->lnext)
+			t->on_retire(p, t->retire_ctx);
+	free_proc_list(t, t->live);
+	free_proc_list(t, t->grave);
+	free_proc_list(t, t->free_procs);
+	free_group_list(t, t->glive);
+	free_group_list(t, t->ggrave);
+	free_group_list(t, t->gfree);
+	for (unsigned i = 0; i < t->n_re; i++)
+		regfree(&t->re[i]);
+	memz_intern_release(&t->names);
+	memz_free(t->a, &t->pbucket);
+	memz_free(t->a, &t->gbucket);
+	memz_free(t->a, &t->procs);
+	memz_free(t->a, &t->groups);
+	memz_free(t->a, &t->events);
+	memz_realloc(t->a, t, 0);
+	*tp = NULL;
+}
+
+void memz_table_on_retire(struct memz_table *t,
+			  void (*fn)(struct memz_proc *p, void *ctx), void *ctx)
+{
+	t->on_retire = fn;
+	t->retire_ctx = ctx;
+}
+
+static void add_event(struct memz_table *t, enum memz_event_kind kind,
+		      bool is_group, int pid, unsigned long long start,
+		      const char *name, const struct memz_verdict *v)
+{
+	struct memz_event *e;
+
+	/* Out of memory loses the event, not the cycle: the verdict itself
+	 * still stands in the entry. */
+	if (memz_grow(t->a, &t->events, &t->cap_events, t->n_events + 1,
+		      sizeof *t->events))
+		return;
+	e = &t->events[t->n_events++];
+	e->kind = kind;
+	e->is_group = is_group;
+	e->pid = pid;
+	e->start = start;
+	e->name = name;
+	e->t = t->now;
+	e->verdict = *v;
+}
+
+static void unlink_hash(struct memz_table *t, struct memz_proc *p)
+{
+	struct memz_proc **pp = &t->pbucket[pid_slot(t, p->pid)];
+
+	for (; *pp; pp = &(*pp)->hnext)
+		if (*pp == p) {
+			*pp = p->hnext;
+			return;
+		}
+}
+
+/* Leaving: its PSS stops counting for the group it was in, and a flagged
+ * verdict clears (an exit while flagged is a clear). The entry itself waits
+ * in the grave until the next cycle. */
+static void retire(struct memz_table *t, struct memz_proc *p)
+{
+	if (p->prev_group)
+		p->prev_group->join_delta -= p->prev_pss;
+	p->prev_group = NULL;
+	if (p->det.verdict.leak) {
+		struct memz_verdict v = p->det.verdict;
+		v.leak = false;
+		add_event(t, MEMZ_EVENT_CLEAR, false, p->pid, p->start, p->name,
+			  &v);
+	}
+	if (t->on_retire)
+		t->on_retire(p, t->retire_ctx);
+	unlink_hash(t, p);
+	t->n_live--;
+	p->lnext = t->grave;
+	t->grave = p;
+}
+
+static void bury_names(struct memz_table *t, struct memz_proc *p)
+{
+	memz_intern_put(&t->names, p->name);
+	memz_intern_put(&t->names, p->exe);
+	memz_intern_put(&t->names, p->cgroup);
+	p->name = p->exe = p->cgroup = NULL;
+}
+
+void memz_table_begin(struct memz_table *t, double now)
+{
+	struct memz_proc *p, *next;
+	struct memz_group *g, *gnext;
+
+	t->now = now;
+	t->n_events = 0;
+	for (p = t->grave; p; p = next) {
+		next = p->lnext;
+		bury_names(t, p);
+		p->lnext = t->free_procs;
+		t->free_procs = p;
+	}
+	t->grave = NULL;
+	for (g = t->ggrave; g; g = gnext) {
+		gnext = g->lnext;
+		memz_intern_put(&t->names, g->name);
+		g->name = NULL;
+		g->lnext = t->gfree;
+		t->gfree = g;
+	}
+	t->ggrave = NULL;
+	for (p = t->live; p; p = p->lnext) {
+		p->seen = false;
+		p->has_sample = false;
+		p->denied = false;
+	}
+	for (g = t->glive; g; g = g->lnext)
+		g->join_delta = 0;
+}
+
+struct memz_proc *memz_table_find(struct memz_table *t, int pid)
+{
+	struct memz_proc *p;
+
+	if (!t->pcap)
+		return NULL;
+	for (p = t->pbucket[pid_slot(t, pid)]; p; p = p->hnext)
+		if (p->pid == pid)
+			return p;
+	return NULL;
+}
+
+static int grow_pids(struct memz_table *t)
+{
+	size_t n = t->pcap ? t->pcap * 2 : 256;
+	struct memz_proc **b = memz_realloc(t->a, NULL, n * sizeof *b);
+	size_t old = t->pcap;
+
+	if (!b)
+		return -ENOMEM;
+	memset(b, 0, n * sizeof *b);
+	t->pcap = n;
+	for (size_t i = 0; i < old; i++) {
+		struct memz_proc *p = t->pbucket[i], *next;
+		for (; p; p = next) {
+			next = p->hnext;
+			p->hnext = b[pid_slot(t, p->pid)];
+			b[pid_slot(t, p->pid)] = p;
+		}
+	}
+	memz_free(t->a, &t->pbucket);
+	t->pbucket = b;
+	return 0;
+}
+
+struct memz_proc *memz_table_get(struct memz_table *t, int pid,
+				 unsigned long long start, bool *is_new)
+{
+	struct memz_proc *p = memz_table_find(t, pid);
+
+	*is_new = false;
+	if (p && p->start == start) {
+		p->seen = true;
+		return p;
+	}
+	if (p) /* the pid was reused: the old process is gone */
+		retire(t, p);
+	if (t->n_live + 1 > t->pcap && grow_pids(t))
+		return NULL;
+	p = t->free_procs;
+	if (p)
+		t->free_procs = p->lnext;
+	else if (!(p = memz_realloc(t->a, NULL, sizeof *p)))
+		return NULL;
+	memset(p, 0, sizeof *p);
+	p->pid = pid;
+	p->start = start;
+	p->seen = true;
+	p->first_seen = t->now;
+	p->statm_fd = p->rollup_fd = -1;
+	memz_detector_init(&p->det);
+	p->hnext = t->pbucket[pid_slot(t, pid)];
+	t->pbucket[pid_slot(t, pid)] = p;
+	p->lnext = t->live;
+	t->live = p;
+	t->n_live++;
+	*is_new = true;
+	return p;
+}
+
+static int set_interned(struct memz_table *t, const char **field,
+			const char *s, size_t len)
+{
+	const char *n;
+
+	if (*field && memz_intern_len(*field) == len && !memcmp(*field, s, len))
+		return 0;
+	n = memz_intern_get(&t->names, s, len);
+	if (!n)
+		return -ENOMEM;
+	memz_intern_put(&t->names, *field);
+	*field = n;
+	return 0;
+}
+
+int memz_table_set_name(struct memz_table *t, struct memz_proc *p,
+			const char *name, size_t len)
+{
+	return set_interned(t, &p->name, name, len);
+}
+
+int memz_table_set_exe(struct memz_table *t, struct memz_proc *p,
+		       const char *exe)
+{
+	return set_interned(t, &p->exe, exe, strlen(exe));
+}
+
+int memz_table_set_cgroup(struct memz_table *t, struct memz_proc *p,
+			  const char *cgroup)
+{
+	return set_interned(t, &p->cgroup, cgroup, strlen(cgroup));
+}
+
+struct memz_proc *memz_table_first(struct memz_table *t)
+{
+	return t->live;
+}
+
+struct memz_proc *memz_table_next(struct memz_proc *p)
+{
+	return p->lnext;
+}
+
+/* ---- groups ---- */
+
+static uint32_t hash_key(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
+
+static int grow_groups(struct memz_table *t)
+{
+	size_t n = t->gcap ? t->gcap * 2 : 64, old = t->gcap;
+	struct memz_group **b = memz_realloc(t->a, NULL, n * sizeof *b);
+
+	if (!b)
+		return -ENOMEM;
+	memset(b, 0, n * sizeof *b);
+	for (size_t i = 0; i < old; i++) {
+		struct memz_group *g = t->gbucket[i], *next;
+		for (; g; g = next) {
+			next = g->hnext;
+			g->hnext = b[g->hash & (n - 1)];
+			b[g->hash & (n - 1)] = g;
+		}
+	}
+	memz_free(t->a, &t->gbucket);
+	t->gbucket = b;
+	t->gcap = n;
+	return 0;
+}
+
+static struct memz_group *group_get(struct memz_table *t, const char *key,
+				    size_t len)
+{
+	uint32_t h = hash_key(key, len);
+	struct memz_group *g;
+
+	if (t->gcap)
+		for (g = t->gbucket[h & (t->gcap - 1)]; g; g = g->hnext)
+			if (g->hash == h && memz_intern_len(g->name) == len &&
+			    !memcmp(g->name, key, len))
+				return g;
+	if (t->n_groups + 1 > t->gcap && grow_groups(t))
+		return NULL;
+	g = t->gfree;
+	if (g)
+		t->gfree = g->lnext;
+	else if (!(g = memz_realloc(t->a, NULL, sizeof *g)))
+		return NULL;
+	memset(g, 0, sizeof *g);
+	g->name = memz_intern_get(&t->names, key, len);
+	if (!g->name) {
+		g->lnext = t->gfree;
+		t->gfree = g;
+		return NULL;
+	}
+	g->hash = h;
+	memz_detector_init(&g->det);
+	g->hnext = t->gbucket[h & (t->gcap - 1)];
+	t->gbucket[h & (t->gcap - 1)] = g;
+	g->lnext = t->glive;
+	t->glive = g;
+	t->n_groups++;
+	return g;
+}
+
+static void group_retire(struct memz_table *t, struct memz_group *g)
+{
+	struct memz_group **pp = &t->gbucket[g->hash & (t->gcap - 1)];
+
+	if (g->det.verdict.leak) {
+		struct memz_verdict v = g->det.verdict;
+		v.leak = false;
+		add_event(t, MEMZ_EVENT_CLEAR, true, 0, 0, g->name, &v);
+	}
+	for (; *pp; pp = &(*pp)->hnext)
+		if (*pp == g) {
+			*pp = g->hnext;
+			break;
+		}
+	t->n_groups--;
+	g->lnext = t->ggrave;
+	t->ggrave = g;
+}
+
+static const char *group_key(const struct memz_table *t,
+			     const struct memz_proc *p, char *buf, size_t len,
+			     size_t *klen)
+{
+	const char *k = p->name;
+
+	switch (t->s.group_by) {
+	case MEMZ_GROUP_EXE:
+		if (p->exe)
+			k = p->exe;
+		break;
+	case MEMZ_GROUP_CGROUP:
+		if (p->cgroup)
+			k = p->cgroup;
+		break;
+	case MEMZ_GROUP_USER:
+		*klen = (size_t)snprintf(buf, len, "%u", (unsigned)p->uid);
+		return buf;
+	default:
+		break;
+	}
+	*klen = k ? memz_intern_len(k) : 0;
+	return k ? k : "";
+}
+
+static bool selected(const struct memz_table *t, const char *name)
+{
+	for (unsigned i = 0; i < t->s.process.n; i++)
+		if (!strcmp(t->s.process.item[i], name))
+			return true;
+	for (unsigned i = 0; i < t->n_re; i++)
+		if (!regexec(&t->re[i], name, 0, NULL, 0))
+			return true;
+	return false;
+}
+
+static int by_pss_desc(const void *a, const void *b)
+{
+	const struct memz_group *x = *(struct memz_group *const *)a;
+	const struct memz_group *y = *(struct memz_group *const *)b;
+
+	if (x->pss != y->pss)
+		return x->pss < y->pss ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static int sum_groups(struct memz_table *t, struct memz_table_view *v)
+{
+	struct memz_group *g, *next;
+	size_t n = 0;
+
+	for (g = t->glive; g; g = g->lnext) {
+		g->members = 0;
+		g->threads = 0;
+		g->pss = g->uss = g->rss = g->swap = g->anon = 0;
+	}
+	for (size_t i = 0; i < v->n_procs; i++) {
+		struct memz_proc *p = v->procs[i];
+		char buf[16];
+		size_t klen;
+		const char *key = group_key(t, p, buf, sizeof buf, &klen);
+
+		g = group_get(t, key, klen);
+		if (!g)
+			return -ENOMEM;
+		p->group = g;
+		g->members++;
+		g->threads += p->threads;
+		g->pss += p->mem.pss;
+		g->uss += memz_rollup_uss(&p->mem);
+		g->rss += p->mem.rss;
+		g->swap += p->mem.swap;
+		g->anon += p->mem.pss_anon;
+		if (p->prev_group != g) {
+			/* joined (or moved here): its PSS is not growth */
+			g->join_delta += (double)p->mem.pss;
+			if (p->prev_group)
+				p->prev_group->join_delta -= p->prev_pss;
+		}
+	}
+	/* live but unsampled this cycle: they left their group */
+	for (struct memz_proc *p = t->live; p; p = p->lnext)
+		if (!p->has_sample && p->prev_group)
+			p->prev_group->join_delta -= p->prev_pss;
+
+	for (g = t->glive; g; g = next) {
+		next = g->lnext;
+		if (!g->members)
+			continue;
+		if (memz_grow(t->a, &t->groups, &t->cap_groups, n + 1,
+			      sizeof *t->groups))
+			return -ENOMEM;
+		t->groups[n++] = g;
+	}
+	/* unlink empty groups from the live list */
+	for (struct memz_group **pp = &t->glive; *pp;) {
+		g = *pp;
+		if (g->members) {
+			pp = &g->lnext;
+			continue;
+		}
+		*pp = g->lnext;
+		group_retire(t, g);
+	}
+	qsort(t->groups, n, sizeof *t->groups, by_pss_desc);
+	for (size_t i = 0; i < n; i++) {
+		g = t->groups[i];
+		g->reported = i < (size_t)t->s.top_groups || selected(t, g->name);
+		memz_detector_rebase(&g->det, g->join_delta);
+		if (memz_detector_push(&g->det, &t->s, t->now, (double)g->pss))
+			add_event(t, g->det.verdict.leak ? MEMZ_EVENT_LEAK
+							 : MEMZ_EVENT_CLEAR,
+				  true, 0, 0, g->name, &g->det.verdict);
+		if (g->det.verdict.leak)
+			v->leak_suspects++;
+	}
+	v->groups = t->groups;
+	v->n_groups = n;
+	return 0;
+}
+
+static void subtree_totals(struct memz_table *t, struct memz_table_view *v)
+{
+	for (size_t i = 0; i < v->n_procs; i++) {
+		v->procs[i]->subtree_pss = v->procs[i]->mem.pss;
+		v->procs[i]->descendants = 0;
+	}
+	for (size_t i = 0; i < v->n_procs; i++) {
+		struct memz_proc *p = v->procs[i], *a = p;
+		/* bounded: a pid tree is never deeper than the table */
+		for (size_t depth = 0; depth < v->n_procs; depth++) {
+			if (a->ppid <= 0 || a->ppid == a->pid)
+				break;
+			a = memz_table_find(t, a->ppid);
+			if (!a || !a->has_sample)
+				break;
+			a->subtree_pss += p->mem.pss;
+			a->descendants++;
+		}
+	}
+}
+
+int memz_table_end(struct memz_table *t, struct memz_table_view *v)
+{
+	struct memz_proc **pp, *p;
+	size_t n = 0;
+	int rc = 0;
+
+	v->t = t->now;
+	v->vanished = 0;
+	v->leak_suspects = 0;
+	for (pp = &t->live; *pp;) {
+		p = *pp;
+		if (p->seen) {
+			pp = &p->lnext;
+			continue;
+		}
+		*pp = p->lnext;
+		retire(t, p);
+		v->vanished++;
+	}
+	if (memz_grow(t->a, &t->procs, &t->cap_procs, t->n_live + 1,
+		      sizeof *t->procs))
+		return -ENOMEM;
+	for (p = t->live; p; p = p->lnext)
+		if (p->has_sample && !p->kernel_thread)
+			t->procs[n++] = p;
+	v->procs = t->procs;
+	v->n_procs = n;
+
+	subtree_totals(t, v);
+	for (size_t i = 0; i < n; i++) {
+		p = t->procs[i];
+		if (p->mem.rss > p->rss_max_seen)
+			p->rss_max_seen = p->mem.rss;
+		if (memz_detector_push(&p->det, &t->s, t->now, (double)p->mem.pss))
+			add_event(t, p->det.verdict.leak ? MEMZ_EVENT_LEAK
+							 : MEMZ_EVENT_CLEAR,
+				  false, p->pid, p->start, p->name,
+				  &p->det.verdict);
+		if (p->det.verdict.leak)
+			v->leak_suspects++;
+	}
+	v->groups = NULL;
+	v->n_groups = 0;
+	if (t->s.group_by != MEMZ_GROUP_NONE)
+		rc = sum_groups(t, v);
+	for (p = t->live; p; p = p->lnext) {
+		p->prev_group = p->has_sample ? p->group : NULL;
+		p->prev_pss = (double)p->mem.pss;
+		if (!p->has_sample)
+			p->group = NULL;
+	}
+	v->events = t->events;
+	v->n_events = t->n_events;
+	return rc;
+}
+
+void memz_table_view_init(struct memz_table_view *v)
+{
+	memset(v, 0, sizeof *v);
+}
+
+void memz_table_view_release(struct memz_table_view *v,
+			     const struct memz_allocator *a)
+{
+	(void)a; /* the arrays belong to the table */
+	memset(v, 0, sizeof *v);
+}
