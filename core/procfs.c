@@ -1,0 +1,607 @@
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "memz/alloc.h"
+#include "memz/procfs.h"
+#include "memz/readbuf.h"
+#include "parse_util.h"
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* A number of a space-separated record: it must end at a blank, a newline
+ * or the end, so "12x" is malformed rather than 12. */
+static int field_u64(const char **p, const char *end, unsigned long long *v)
+{
+	int rc = memz_parse_u64(p, end, v);
+
+	if (rc)
+		return rc;
+	if (*p < end && !is_blank(**p) && **p != '\n')
+		return -EINVAL;
+	return 0;
+}
+
+/* Skip one blank-separated field, which may be signed ("-1"). */
+static int skip_field(const char **p, const char *end)
+{
+	const char *s = mz_skip_blanks(*p, end), *t = s;
+
+	while (t < end && !is_blank(*t) && *t != '\n')
+		t++;
+	if (t == s)
+		return -EINVAL;
+	*p = t;
+	return 0;
+}
+
+int memz_parse_stat(const char *buf, size_t len, struct memz_pstat *out)
+{
+	const char *end = buf + len, *open, *close, *s;
+	unsigned long long v[23]; /* by field number; unparsed ones unused */
+	struct memz_pstat st;
+	size_t n;
+	int field, rc;
+
+	open = memchr(buf, '(', len);
+	if (!open)
+		return -EINVAL;
+	for (close = end; close > open && close[-1] != ')'; close--)
+		;
+	if (close == open)
+		return -EINVAL;
+	close--; /* at the last ')' */
+	s = buf;
+	rc = field_u64(&s, open, &v[1]);
+	if (rc || mz_skip_blanks(s, open) != open)
+		return -EINVAL;
+
+	memset(&st, 0, sizeof(st));
+	n = (size_t)(close - open - 1);
+	if (n > MEMZ_COMM_MAX - 1)
+		n = MEMZ_COMM_MAX - 1;
+	memcpy(st.comm, open + 1, n);
+	st.comm[n] = '\0';
+
+	s = close + 1;
+	if (s >= end || *s != ' ')
+		return -EINVAL;
+	s++;
+	if (s >= end || is_blank(*s) || *s == '\n' || s + 1 >= end ||
+	    s[1] != ' ')
+		return -EINVAL;
+	st.state = *s++;
+	for (field = 4; field <= 22; field++) {
+		switch (field) {
+		case 4: case 14: case 15: case 20: case 22:
+			if (s >= end || !is_blank(*s))
+				return -EINVAL;
+			rc = field_u64(&s, end, &v[field]);
+			break;
+		default:
+			rc = skip_field(&s, end);
+			break;
+		}
+		if (rc)
+			return rc;
+	}
+	if (v[4] > INT_MAX || v[20] > LONG_MAX)
+		return -ERANGE;
+	st.ppid = (int)v[4];
+	st.utime = v[14];
+	st.stime = v[15];
+	st.num_threads = (long)v[20];
+	st.start_time = v[22];
+	*out = st;
+	return 0;
+}
+
+int memz_parse_statm(const char *buf, size_t len, uint64_t page_size,
+		     struct memz_statm *out)
+{
+	const char *s = buf, *end = buf + len;
+	unsigned long long v[7];
+	uint64_t b[7];
+	int i, rc;
+
+	if (page_size == 0)
+		return -EINVAL;
+	for (i = 0; i < 7; i++) {
+		if (i > 0 && (s >= end || *s != ' '))
+			return -EINVAL;
+		rc = field_u64(&s, end, &v[i]);
+		if (rc)
+			return rc;
+		if (v[i] > UINT64_MAX / page_size)
+			return -ERANGE;
+		b[i] = (uint64_t)v[i] * page_size;
+	}
+	if (s < end && *s == '\n')
+		s++;
+	if (s != end)
+		return -EINVAL;
+	/* size resident shared text lib data dt: lib and dt are always 0. */
+	out->size = b[0];
+	out->resident = b[1];
+	out->shared = b[2];
+	out->text = b[3];
+	out->data = b[5];
+	return 0;
+}
+
+int memz_parse_status(const char *buf, size_t len, struct memz_pstatus *out)
+{
+	static const struct mz_key keys[] = {
+		{ "VmHWM", offsetof(struct memz_pstatus, vm_hwm) },
+		{ "VmRSS", offsetof(struct memz_pstatus, vm_rss) },
+		{ "VmSwap", offsetof(struct memz_pstatus, vm_swap) },
+	};
+	const char *p = buf, *end = buf + len, *ls, *le;
+	struct memz_pstatus st;
+	unsigned seen = 0;
+	bool has_uid = false;
+
+	memset(&st, 0, sizeof(st));
+	while (mz_next_line(&p, end, &ls, &le)) {
+		const char *colon = memchr(ls, ':', (size_t)(le - ls));
+		int k, rc;
+
+		/* Unknown lines are skipped whatever they hold: Name is
+		 * the hostile comm, escaped by the kernel but still not ours
+		 * to judge. */
+		if (!colon)
+			continue;
+		if (mz_eq(ls, colon, "Uid")) {
+			unsigned long long uid;
+			const char *s = colon + 1;
+
+			rc = field_u64(&s, le, &uid);
+			if (rc)
+				return rc;
+			if (uid > UINT32_MAX)
+				return -ERANGE;
+			st.uid = (uint32_t)uid;
+			has_uid = true;
+			continue;
+		}
+		k = mz_find_key(keys, 3, ls, colon);
+		if (k < 0)
+			continue;
+		rc = mz_parse_kb(colon + 1, le, mz_field(&st, &keys[k]));
+		if (rc)
+			return rc;
+		seen |= 1u << k;
+	}
+	if (!has_uid)
+		return -EINVAL;
+	/* All or none: a kernel thread has no mm and so no Vm* lines; a
+	 * process with some but not all is a cut-short file. */
+	if (seen != 0 && seen != 7u)
+		return -EINVAL;
+	st.has_vm = seen != 0;
+	*out = st;
+	return 0;
+}
+
+#define RO(field) offsetof(struct memz_rollup, field)
+/* Rss and Pss first: required (bits 0, 1); then Pss_Anon/File/Shmem. */
+static const struct mz_key rollup_keys[] = {
+	{ "Rss", RO(rss) },
+	{ "Pss", RO(pss) },
+	{ "Pss_Anon", RO(pss_anon) },
+	{ "Pss_File", RO(pss_file) },
+	{ "Pss_Shmem", RO(pss_shmem) },
+	{ "Shared_Clean", RO(shared_clean) },
+	{ "Shared_Dirty", RO(shared_dirty) },
+	{ "Private_Clean", RO(private_clean) },
+	{ "Private_Dirty", RO(private_dirty) },
+	{ "Anonymous", RO(anonymous) },
+	{ "Swap", RO(swap) },
+	{ "SwapPss", RO(swap_pss) },
+};
+#define N_ROLLUP_KEYS (sizeof(rollup_keys) / sizeof(rollup_keys[0]))
+
+/* "start-end " with both in hex: the first token of a mapping header. */
+static bool is_map_header(const char *s, const char *e)
+{
+	const char *t = s;
+
+	while (t < e && ((*t >= '0' && *t <= '9') || (*t >= 'a' && *t <= 'f')))
+		t++;
+	if (t == s || t >= e || *t != '-')
+		return false;
+	s = ++t;
+	while (t < e && ((*t >= '0' && *t <= '9') || (*t >= 'a' && *t <= 'f')))
+		t++;
+	return t != s && t < e && *t == ' ';
+}
+
+int memz_parse_rollup(const char *buf, size_t len, struct memz_rollup *out)
+{
+	const char *p = buf, *end = buf + len, *ls, *le;
+	struct memz_rollup r;
+	unsigned seen = 0;
+
+	if (!mz_next_line(&p, end, &ls, &le) || !is_map_header(ls, le))
+		return -EINVAL;
+	memset(&r, 0, sizeof(r));
+	while (mz_next_line(&p, end, &ls, &le)) {
+		const char *colon;
+		int k, rc;
+
+		if (ls == le)
+			continue;
+		colon = memchr(ls, ':', (size_t)(le - ls));
+		if (!colon)
+			return -EINVAL;
+		k = mz_find_key(rollup_keys, N_ROLLUP_KEYS, ls, colon);
+		if (k < 0)
+			continue;
+		rc = mz_parse_kb(colon + 1, le, mz_field(&r, &rollup_keys[k]));
+		if (rc)
+			return rc;
+		seen |= 1u << k;
+	}
+	if ((seen & 3u) != 3u)
+		return -EINVAL;
+	/* Pss_Anon, Pss_File and Pss_Shmem came in one kernel release: some
+	 * without the others is a cut-short file. */
+	if ((seen & 0x1cu) != 0 && (seen & 0x1cu) != 0x1cu)
+		return -EINVAL;
+	r.has_pss_anon = (seen & 0x1cu) != 0;
+	if (!r.has_pss_anon)
+		r.pss_anon = r.anonymous;
+	*out = r;
+	return 0;
+}
+
+static int sum_mapping(const struct memz_mapping *m, void *ctx)
+{
+	struct memz_rollup *r = ctx;
+
+	r->rss += m->rss;
+	r->pss += m->pss;
+	r->shared_clean += m->shared_clean;
+	r->shared_dirty += m->shared_dirty;
+	r->private_clean += m->private_clean;
+	r->private_dirty += m->private_dirty;
+	r->anonymous += m->anonymous;
+	r->swap += m->swap;
+	r->swap_pss += m->swap_pss;
+	return 0;
+}
+
+int memz_parse_smaps_sum(const char *buf, size_t len, struct memz_rollup *out)
+{
+	struct memz_rollup r;
+	int rc;
+
+	memset(&r, 0, sizeof(r));
+	rc = memz_parse_smaps(buf, len, sum_mapping, &r);
+	if (rc)
+		return rc;
+	/* The kernel prints Pss_Anon only in smaps_rollup, never per
+	 * mapping, so a sum of smaps always takes the documented fallback. */
+	r.has_pss_anon = false;
+	r.pss_anon = r.anonymous;
+	*out = r;
+	return 0;
+}
+
+int memz_parse_oom_score_adj(const char *buf, size_t len, int *out)
+{
+	const char *s = buf, *end = buf + len;
+	unsigned long long v;
+	bool neg = false;
+	int rc;
+
+	s = mz_skip_blanks(s, end);
+	if (s < end && *s == '-') {
+		neg = true;
+		s++;
+	}
+	if (s >= end || *s < '0' || *s > '9')
+		return -EINVAL;
+	rc = memz_parse_u64(&s, end, &v);
+	if (rc)
+		return rc;
+	if (s < end && *s == '\n')
+		s++;
+	if (s != end)
+		return -EINVAL;
+	if (v > 1000)
+		return -ERANGE;
+	*out = neg ? -(int)v : (int)v;
+	return 0;
+}
+
+/* Copy [s, e) into out[outlen]; -ENAMETOOLONG rather than cut a path. */
+static int copy_path(const char *s, const char *e, char *out, size_t outlen)
+{
+	size_t n = (size_t)(e - s);
+
+	if (outlen == 0 || n > outlen - 1)
+		return -ENAMETOOLONG;
+	memcpy(out, s, n);
+	out[n] = '\0';
+	return 0;
+}
+
+/* Does the comma-separated list [s, e) hold the word w? */
+static bool has_controller(const char *s, const char *e, const char *w)
+{
+	while (s < e) {
+		const char *c = memchr(s, ',', (size_t)(e - s));
+		const char *t = c ? c : e;
+
+		if (mz_eq(s, t, w))
+			return true;
+		s = c ? c + 1 : e;
+	}
+	return false;
+}
+
+int memz_parse_cgroup(const char *buf, size_t len, char *out, size_t outlen)
+{
+	const char *p = buf, *end = buf + len, *ls, *le;
+	const char *first = NULL, *first_end = NULL;
+	const char *mem = NULL, *mem_end = NULL;
+
+	while (mz_next_line(&p, end, &ls, &le)) {
+		const char *c1, *c2, *s = ls;
+		unsigned long long id;
+
+		if (ls == le)
+			continue;
+		if (memz_parse_u64(&s, le, &id) || s >= le || *s != ':')
+			return -EINVAL;
+		c1 = s;
+		c2 = memchr(c1 + 1, ':', (size_t)(le - c1 - 1));
+		if (!c2)
+			return -EINVAL;
+		if (id == 0 && c2 == c1 + 1)
+			return copy_path(c2 + 1, le, out, outlen);
+		if (!mem && has_controller(c1 + 1, c2, "memory")) {
+			mem = c2 + 1;
+			mem_end = le;
+		}
+		if (!first) {
+			first = c2 + 1;
+			first_end = le;
+		}
+	}
+	if (mem)
+		return copy_path(mem, mem_end, out, outlen);
+	if (first)
+		return copy_path(first, first_end, out, outlen);
+	return -EINVAL;
+}
+
+static int parse_hex(const char **p, const char *end, uint64_t *out)
+{
+	const char *s = *p;
+	uint64_t v = 0;
+
+	while (s < end) {
+		unsigned d;
+
+		if (*s >= '0' && *s <= '9')
+			d = (unsigned)(*s - '0');
+		else if (*s >= 'a' && *s <= 'f')
+			d = (unsigned)(*s - 'a' + 10);
+		else
+			break;
+		if (v > (UINT64_MAX >> 4))
+			return -ERANGE;
+		v = v << 4 | d;
+		s++;
+	}
+	if (s == *p)
+		return -EINVAL;
+	*out = v;
+	*p = s;
+	return 0;
+}
+
+/* Copy the next blank-delimited word into out[outlen]; it must fit. */
+static int copy_word(const char **p, const char *end, char *out, size_t outlen)
+{
+	const char *s = mz_skip_blanks(*p, end), *t = s;
+
+	while (t < end && !is_blank(*t))
+		t++;
+	if (t == s || (size_t)(t - s) >= outlen)
+		return -EINVAL;
+	memcpy(out, s, (size_t)(t - s));
+	out[t - s] = '\0';
+	*p = t;
+	return 0;
+}
+
+/* "start-end perms offset dev inode [path]" */
+static int parse_map_header(const char *s, const char *e,
+			    struct memz_mapping *m)
+{
+	unsigned long long inode;
+	size_t n;
+
+	memset(m, 0, sizeof(*m));
+	if (parse_hex(&s, e, &m->start) || s >= e || *s++ != '-' ||
+	    parse_hex(&s, e, &m->end) || m->end < m->start)
+		return -EINVAL;
+	if (copy_word(&s, e, m->perms, sizeof(m->perms)))
+		return -EINVAL;
+	s = mz_skip_blanks(s, e);
+	if (parse_hex(&s, e, &m->offset) || s >= e || !is_blank(*s))
+		return -EINVAL;
+	if (copy_word(&s, e, m->dev, sizeof(m->dev)))
+		return -EINVAL;
+	if (s >= e || !is_blank(*s) || field_u64(&s, e, &inode))
+		return -EINVAL;
+	m->inode = inode;
+	s = mz_skip_blanks(s, e);
+	/* The path runs to the end of the line, spaces and all. */
+	n = (size_t)(e - s);
+	if (n > sizeof(m->path) - 1)
+		n = sizeof(m->path) - 1;
+	memcpy(m->path, s, n);
+	m->path[n] = '\0';
+	return 0;
+}
+
+#define MP(field) offsetof(struct memz_mapping, field)
+/* Size, Rss, Pss first: required in every record (bits 0-2). */
+static const struct mz_key smaps_keys[] = {
+	{ "Size", MP(size) },
+	{ "Rss", MP(rss) },
+	{ "Pss", MP(pss) },
+	{ "Pss_Anon", MP(pss_anon) },
+	{ "Pss_File", MP(pss_file) },
+	{ "Pss_Shmem", MP(pss_shmem) },
+	{ "Shared_Clean", MP(shared_clean) },
+	{ "Shared_Dirty", MP(shared_dirty) },
+	{ "Private_Clean", MP(private_clean) },
+	{ "Private_Dirty", MP(private_dirty) },
+	{ "Anonymous", MP(anonymous) },
+	{ "Swap", MP(swap) },
+	{ "SwapPss", MP(swap_pss) },
+	{ "Locked", MP(locked) },
+};
+#define N_SMAPS_KEYS (sizeof(smaps_keys) / sizeof(smaps_keys[0]))
+
+int memz_parse_smaps(const char *buf, size_t len,
+		     int (*fn)(const struct memz_mapping *m, void *ctx),
+		     void *ctx)
+{
+	const char *p = buf, *end = buf + len, *ls, *le;
+	struct memz_mapping m;
+	bool open = false;
+	unsigned seen = 0;
+	int rc;
+
+	while (mz_next_line(&p, end, &ls, &le)) {
+		const char *colon;
+		int k;
+
+		if (ls == le)
+			continue;
+		if (is_map_header(ls, le)) {
+			if (open) {
+				if ((seen & 7u) != 7u)
+					return -EINVAL;
+				rc = fn(&m, ctx);
+				if (rc)
+					return rc;
+			}
+			if (parse_map_header(ls, le, &m))
+				return -EINVAL;
+			open = true;
+			seen = 0;
+			continue;
+		}
+		if (!open)
+			return -EINVAL;
+		colon = memchr(ls, ':', (size_t)(le - ls));
+		if (!colon)
+			return -EINVAL;
+		if (mz_eq(ls, colon, "VmFlags")) {
+			const char *s = mz_skip_blanks(colon + 1, le), *t = le;
+			size_t n;
+
+			while (t > s && is_blank(t[-1]))
+				t--;
+			n = (size_t)(t - s);
+			if (n > sizeof(m.vm_flags) - 1)
+				n = sizeof(m.vm_flags) - 1;
+			memcpy(m.vm_flags, s, n);
+			m.vm_flags[n] = '\0';
+			continue;
+		}
+		k = mz_find_key(smaps_keys, N_SMAPS_KEYS, ls, colon);
+		if (k < 0)
+			continue;
+		rc = mz_parse_kb(colon + 1, le, mz_field(&m, &smaps_keys[k]));
+		if (rc)
+			return rc;
+		seen |= 1u << k;
+	}
+	if (open) {
+		if ((seen & 7u) != 7u)
+			return -EINVAL;
+		return fn(&m, ctx);
+	}
+	return 0;
+}
+
+int memz_read_exe_name(int piddir_fd, char *out, size_t outlen)
+{
+	static const char deleted[] = " (deleted)";
+	const size_t dlen = sizeof(deleted) - 1;
+	char link[PATH_MAX];
+	const char *base, *e;
+	ssize_t n;
+	size_t bn;
+
+	if (outlen == 0)
+		return -EINVAL;
+	n = readlinkat(piddir_fd, "exe", link, sizeof(link));
+	if (n < 0)
+		return -errno;
+	if ((size_t)n >= sizeof(link))
+		return -ENAMETOOLONG;
+	e = link + n;
+	if ((size_t)n > dlen && memcmp(e - dlen, deleted, dlen) == 0)
+		e -= dlen;
+	for (base = e; base > link && base[-1] != '/'; base--)
+		;
+	if (base == e)
+		return -EINVAL;
+	/* A display name: cut like the kernel cuts comm, not refused. */
+	bn = (size_t)(e - base);
+	if (bn > outlen - 1)
+		bn = outlen - 1;
+	memcpy(out, base, bn);
+	out[bn] = '\0';
+	return 0;
+}
+
+int memz_read_file_grow(const struct memz_allocator *a, int dirfd,
+			const char *name, char **buf, size_t *cap, size_t *len)
+{
+	size_t off = 0;
+	int fd, rc = 0;
+
+	fd = memz_open_at(dirfd, name);
+	if (fd < 0)
+		return fd;
+	for (;;) {
+		ssize_t n;
+
+		if (off + 1 >= *cap) {
+			rc = memz_grow(a, buf, cap, *cap < 4096 ? 4096 : *cap + 1,
+				       1);
+			if (rc)
+				break;
+		}
+		n = read(fd, *buf + off, *cap - 1 - off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = -errno;
+			break;
+		}
+		if (n == 0) {
+			(*buf)[off] = '\0';
+			*len = off;
+			break;
+		}
+		off += (size_t)n;
+	}
+	close(fd);
+	return rc;
+}
