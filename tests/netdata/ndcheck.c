@@ -1,0 +1,541 @@
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ndcheck.h"
+
+#define MAX_WORDS 20
+#define MAX_CHARTS 64
+#define MAX_DIMS 1024
+#define NAME_MAX_ 256
+
+struct dimrec {
+	char id[NAME_MAX_], name[NAME_MAX_];
+	long mul, div;
+	bool obsolete, has_value, set_now, set_last;
+	long long value;
+};
+
+struct chartrec {
+	char id[NAME_MAX_];
+	struct dimrec *d;
+	size_t n;
+};
+
+struct ndc {
+	struct chartrec charts[MAX_CHARTS];
+	size_t n_charts;
+	struct chartrec *cur;   /* last CHART, for DIMENSION and CLABEL */
+	struct chartrec *begun; /* inside BEGIN..END */
+	bool after_chart;       /* CLABEL allowed */
+	bool labels_pending;
+	bool in_result, disabled;
+	struct ndc_result *results;
+	size_t n_results;
+	unsigned line;
+	char err[512];
+	struct { const char *kw; unsigned n; } counts[16];
+};
+
+static const char *const keywords[] = {
+	"CHART", "DIMENSION", "BEGIN", "SET", "END", "CLABEL", "CLABEL_COMMIT",
+	"FUNCTION", "FUNCTION_RESULT_BEGIN", "DISABLE", "FLUSH", NULL
+};
+
+static int fail(struct ndc *c, const char *fmt, ...)
+{
+	va_list ap;
+	int n = snprintf(c->err, sizeof c->err, "line %u: ", c->line);
+
+	va_start(ap, fmt);
+	vsnprintf(c->err + n, sizeof c->err - (size_t)n, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* netdata's splitter: separators are space, tab and '='; a quote starts a
+ * word that runs to the same quote. Words are copied into buf. */
+static int split(struct ndc *c, const char *s, size_t len, char *buf,
+		 char **w, int *nw)
+{
+	size_t i = 0;
+	char *o = buf;
+
+	*nw = 0;
+	while (i < len) {
+		while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '='))
+			i++;
+		if (i >= len)
+			break;
+		if (*nw == MAX_WORDS)
+			return fail(c, "more than %d words", MAX_WORDS);
+		w[(*nw)++] = o;
+		if (s[i] == '"' || s[i] == '\'') {
+			char q = s[i++];
+			while (i < len && s[i] != q)
+				*o++ = s[i++];
+			if (i >= len)
+				return fail(c, "unterminated quote");
+			i++;
+			if (i < len && s[i] != ' ' && s[i] != '\t' &&
+			    s[i] != '=')
+				return fail(c, "text glued after a quote");
+		} else {
+			while (i < len && s[i] != ' ' && s[i] != '\t' &&
+			       s[i] != '=')
+				*o++ = s[i++];
+		}
+		*o++ = '\0';
+	}
+	return 0;
+}
+
+static bool is_id(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || ch == '_' || ch == '-' ||
+		      ch == '.'))
+			return false;
+	}
+	return true;
+}
+
+/* A decimal integer netdata's strtoll(,,0) reads as the same number. */
+static bool is_int(const char *s, long long *v)
+{
+	const char *p = s;
+	char *end;
+
+	if (*p == '-')
+		p++;
+	if (!*p || (*p == '0' && p[1]))
+		return false;
+	for (const char *q = p; *q; q++)
+		if (*q < '0' || *q > '9')
+			return false;
+	*v = strtoll(s, &end, 10);
+	return !*end;
+}
+
+static struct chartrec *chart_find(const struct ndc *c, const char *id)
+{
+	for (size_t i = 0; i < c->n_charts; i++)
+		if (!strcmp(c->charts[i].id, id))
+			return (struct chartrec *)&c->charts[i];
+	return NULL;
+}
+
+static struct dimrec *dim_find(const struct chartrec *ch, const char *id)
+{
+	for (size_t i = 0; ch && i < ch->n; i++)
+		if (!strcmp(ch->d[i].id, id))
+			return &ch->d[i];
+	return NULL;
+}
+
+static void count(struct ndc *c, const char *kw)
+{
+	size_t i;
+
+	for (i = 0; i < 16 && c->counts[i].kw; i++)
+		if (!strcmp(c->counts[i].kw, kw)) {
+			c->counts[i].n++;
+			return;
+		}
+	if (i < 16) {
+		c->counts[i].kw = kw;
+		c->counts[i].n = 1;
+	}
+}
+
+static int do_chart(struct ndc *c, char **w, int nw)
+{
+	static const char *const types[] = { "line", "area", "stacked", NULL };
+	long long v;
+	bool ok = false;
+	struct chartrec *ch;
+
+	if (nw != 13)
+		return fail(c, "CHART with %d words, expected 13", nw);
+	if (!is_id(w[1]) || !strchr(w[1], '.'))
+		return fail(c, "bad chart id '%s'", w[1]);
+	for (int i = 0; types[i]; i++)
+		ok |= !strcmp(w[7], types[i]);
+	if (!ok)
+		return fail(c, "bad chart type '%s'", w[7]);
+	if (!is_int(w[8], &v) || v <= 0)
+		return fail(c, "bad priority '%s'", w[8]);
+	if (!is_int(w[9], &v) || v <= 0)
+		return fail(c, "bad update_every '%s'", w[9]);
+	if (!*w[3] || !*w[4] || !*w[11] || !*w[12])
+		return fail(c, "CHART without title, units, plugin or module");
+	ch = chart_find(c, w[1]);
+	if (!ch) {
+		if (c->n_charts == MAX_CHARTS)
+			return fail(c, "too many charts");
+		ch = &c->charts[c->n_charts++];
+		snprintf(ch->id, sizeof ch->id, "%s", w[1]);
+	}
+	c->cur = ch;
+	c->after_chart = true;
+	return 0;
+}
+
+static int do_dimension(struct ndc *c, char **w, int nw)
+{
+	static const char *const algs[] = { "absolute", "incremental",
+		"percentage-of-absolute-row", "percentage-of-incremental-row",
+		NULL };
+	struct dimrec *d;
+	long long mul, div;
+	bool ok = false;
+	char opts[NAME_MAX_], *tok, *save;
+
+	if (!c->cur)
+		return fail(c, "DIMENSION before any CHART");
+	if (nw != 7)
+		return fail(c, "DIMENSION with %d words, expected 7", nw);
+	if (!is_id(w[1]))
+		return fail(c, "bad dimension id '%s'", w[1]);
+	if (!*w[2])
+		return fail(c, "dimension '%s' without a name", w[1]);
+	for (int i = 0; algs[i]; i++)
+		ok |= !strcmp(w[3], algs[i]);
+	if (!ok)
+		return fail(c, "bad algorithm '%s'", w[3]);
+	if (!is_int(w[4], &mul) || !mul || !is_int(w[5], &div) || !div)
+		return fail(c, "bad multiplier/divisor '%s' '%s'", w[4], w[5]);
+	snprintf(opts, sizeof opts, "%s", w[6]);
+	for (tok = strtok_r(opts, " ", &save); tok;
+	     tok = strtok_r(NULL, " ", &save))
+		if (strcmp(tok, "obsolete") && strcmp(tok, "hidden") &&
+		    strcmp(tok, "noreset") && strcmp(tok, "nooverflow"))
+			return fail(c, "unknown dimension option '%s'", tok);
+	for (size_t i = 0; i < c->cur->n; i++)
+		if (strcmp(c->cur->d[i].id, w[1]) &&
+		    !strcmp(c->cur->d[i].name, w[2]))
+			return fail(c, "name '%s' of '%s' already names '%s' in %s",
+				    w[2], w[1], c->cur->d[i].id, c->cur->id);
+	d = dim_find(c->cur, w[1]);
+	if (!d) {
+		if (c->cur->n == MAX_DIMS)
+			return fail(c, "too many dimensions");
+		if (!c->cur->d &&
+		    !(c->cur->d = calloc(MAX_DIMS, sizeof *c->cur->d)))
+			return fail(c, "out of memory");
+		d = &c->cur->d[c->cur->n++];
+		snprintf(d->id, sizeof d->id, "%s", w[1]);
+	} else if (!d->obsolete && strcmp(d->name, w[2])) {
+		return fail(c, "live id '%s' re-declared as '%s' (was '%s')",
+			    w[1], w[2], d->name);
+	}
+	snprintf(d->name, sizeof d->name, "%s", w[2]);
+	d->mul = (long)mul;
+	d->div = (long)div;
+	d->obsolete = strstr(w[6], "obsolete") != NULL;
+	return 0;
+}
+
+static int do_begin(struct ndc *c, char **w, int nw)
+{
+	long long v;
+
+	if (c->begun)
+		return fail(c, "BEGIN inside BEGIN");
+	if (nw != 2 && nw != 3)
+		return fail(c, "BEGIN with %d words", nw);
+	if (!(c->begun = chart_find(c, w[1])))
+		return fail(c, "BEGIN of undeclared chart '%s'", w[1]);
+	if (nw == 3 && (!is_int(w[2], &v) || v <= 0))
+		return fail(c, "bad BEGIN microseconds '%s'", w[2]);
+	for (size_t i = 0; i < c->begun->n; i++)
+		c->begun->d[i].set_now = false;
+	return 0;
+}
+
+static int do_set(struct ndc *c, char **w, int nw)
+{
+	struct dimrec *d;
+	long long v;
+
+	if (!c->begun)
+		return fail(c, "SET outside BEGIN..END");
+	if (nw != 3)
+		return fail(c, "SET with %d words", nw);
+	if (!(d = dim_find(c->begun, w[1])))
+		return fail(c, "SET of undeclared dimension '%s' in %s", w[1],
+			    c->begun->id);
+	if (d->obsolete)
+		return fail(c, "SET of obsolete dimension '%s' in %s", w[1],
+			    c->begun->id);
+	if (d->set_now)
+		return fail(c, "dimension '%s' SET twice", w[1]);
+	if (!is_int(w[2], &v))
+		return fail(c, "SET value '%s' is not a plain integer", w[2]);
+	d->set_now = d->has_value = true;
+	d->value = v;
+	return 0;
+}
+
+static int do_end(struct ndc *c, int nw)
+{
+	if (!c->begun)
+		return fail(c, "END without BEGIN");
+	if (nw != 1)
+		return fail(c, "END with arguments");
+	for (size_t i = 0; i < c->begun->n; i++)
+		c->begun->d[i].set_last = c->begun->d[i].set_now;
+	c->begun = NULL;
+	return 0;
+}
+
+static int do_result_begin(struct ndc *c, char **w, int nw)
+{
+	long long st, exp;
+	struct ndc_result *r;
+
+	if (nw != 5)
+		return fail(c, "FUNCTION_RESULT_BEGIN with %d words", nw);
+	if (!is_int(w[2], &st) || !is_int(w[4], &exp))
+		return fail(c, "bad FUNCTION_RESULT_BEGIN status/expires");
+	r = realloc(c->results, (c->n_results + 1) * sizeof *r);
+	if (!r)
+		return fail(c, "out of memory");
+	c->results = r;
+	r = &r[c->n_results++];
+	memset(r, 0, sizeof *r);
+	snprintf(r->uuid, sizeof r->uuid, "%s", w[1]);
+	snprintf(r->type, sizeof r->type, "%s", w[3]);
+	r->status = (int)st;
+	c->in_result = true;
+	return 0;
+}
+
+static int result_line(struct ndc *c, const char *s, size_t len)
+{
+	struct ndc_result *r = &c->results[c->n_results - 1];
+	size_t old = r->body ? strlen(r->body) : 0;
+	char *b;
+
+	if (len == 19 && !memcmp(s, "FUNCTION_RESULT_END", 19)) {
+		c->in_result = false;
+		return 0;
+	}
+	if (!(b = realloc(r->body, old + len + 2)))
+		return fail(c, "out of memory");
+	if (old)
+		b[old++] = '\n';
+	memcpy(b + old, s, len);
+	b[old + len] = '\0';
+	r->body = b;
+	return 0;
+}
+
+static int one_line(struct ndc *c, const char *s, size_t len)
+{
+	char buf[4096];
+	char *w[MAX_WORDS];
+	int nw, known = -1;
+
+	c->line++;
+	if (c->in_result)
+		return result_line(c, s, len);
+	if (c->disabled)
+		return fail(c, "output after DISABLE");
+	if (len >= sizeof buf)
+		return fail(c, "line of %zu bytes", len);
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f || s[i] == '\\')
+			return fail(c, "control byte or backslash 0x%02x at %zu",
+				    (unsigned char)s[i], i);
+	if (split(c, s, len, buf, w, &nw))
+		return -1;
+	if (!nw)
+		return fail(c, "empty line");
+	for (int i = 0; keywords[i]; i++)
+		if (!strcmp(w[0], keywords[i]))
+			known = i;
+	if (known < 0)
+		return fail(c, "unknown keyword '%s'", w[0]);
+	count(c, keywords[known]);
+	if (strcmp(w[0], "CLABEL") && strcmp(w[0], "CLABEL_COMMIT") &&
+	    strcmp(w[0], "DIMENSION")) {
+		if (c->labels_pending)
+			return fail(c, "CLABEL without CLABEL_COMMIT");
+		c->after_chart = false;
+	}
+	if (!strcmp(w[0], "CHART"))
+		return do_chart(c, w, nw);
+	if (!strcmp(w[0], "DIMENSION")) {
+		if (c->begun)
+			return fail(c, "DIMENSION inside BEGIN..END");
+		c->after_chart = false;
+		return do_dimension(c, w, nw);
+	}
+	if (!strcmp(w[0], "BEGIN"))
+		return do_begin(c, w, nw);
+	if (!strcmp(w[0], "SET"))
+		return do_set(c, w, nw);
+	if (!strcmp(w[0], "END"))
+		return do_end(c, nw);
+	if (!strcmp(w[0], "CLABEL")) {
+		long long src;
+		if (!c->after_chart)
+			return fail(c, "CLABEL not right after CHART");
+		if (nw != 4 || !is_int(w[3], &src))
+			return fail(c, "CLABEL needs name, value and source");
+		c->labels_pending = true;
+		return 0;
+	}
+	if (!strcmp(w[0], "CLABEL_COMMIT")) {
+		if (!c->labels_pending)
+			return fail(c, "CLABEL_COMMIT without CLABEL");
+		c->labels_pending = c->after_chart = false;
+		return 0;
+	}
+	if (c->begun)
+		return fail(c, "%s inside BEGIN..END", w[0]);
+	if (!strcmp(w[0], "FUNCTION")) {
+		long long t;
+		if (nw != 5 || strcmp(w[1], "GLOBAL") || !is_int(w[3], &t))
+			return fail(c, "FUNCTION needs GLOBAL name timeout help");
+		return 0;
+	}
+	if (!strcmp(w[0], "FUNCTION_RESULT_BEGIN"))
+		return do_result_begin(c, w, nw);
+	if (!strcmp(w[0], "DISABLE"))
+		c->disabled = true;
+	return 0;
+}
+
+int ndc_feed(struct ndc *c, const char *text, size_t len)
+{
+	size_t start = 0;
+
+	if (c->err[0])
+		return -1;
+	for (size_t i = 0; i < len; i++) {
+		if (text[i] != '\n')
+			continue;
+		if (one_line(c, text + start, i - start))
+			return -1;
+		start = i + 1;
+	}
+	if (start < len) {
+		c->line++;
+		return fail(c, "text after the last newline");
+	}
+	return 0;
+}
+
+struct ndc *ndc_new(void)
+{
+	return calloc(1, sizeof(struct ndc));
+}
+
+void ndc_free(struct ndc *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n_charts; i++)
+		free(c->charts[i].d);
+	for (size_t i = 0; i < c->n_results; i++)
+		free(c->results[i].body);
+	free(c->results);
+	free(c);
+}
+
+const char *ndc_error(const struct ndc *c)
+{
+	if (c->err[0])
+		return c->err;
+	if (c->begun)
+		return "stream ends inside BEGIN..END";
+	if (c->in_result)
+		return "stream ends inside a FUNCTION_RESULT";
+	return NULL;
+}
+
+bool ndc_has_chart(const struct ndc *c, const char *chart)
+{
+	return chart_find(c, chart) != NULL;
+}
+
+const char *ndc_dim_id(const struct ndc *c, const char *chart,
+		       const char *name)
+{
+	const struct chartrec *ch = chart_find(c, chart);
+
+	for (size_t i = 0; ch && i < ch->n; i++)
+		if (!strcmp(ch->d[i].name, name))
+			return ch->d[i].id;
+	return NULL;
+}
+
+bool ndc_dim_obsolete(const struct ndc *c, const char *chart, const char *id)
+{
+	const struct dimrec *d = dim_find(chart_find(c, chart), id);
+	return d && d->obsolete;
+}
+
+unsigned ndc_dim_count(const struct ndc *c, const char *chart, bool live)
+{
+	const struct chartrec *ch = chart_find(c, chart);
+	unsigned n = 0;
+
+	for (size_t i = 0; ch && i < ch->n; i++)
+		n += !live || !ch->d[i].obsolete;
+	return n;
+}
+
+bool ndc_last(const struct ndc *c, const char *chart, const char *id,
+	      long long *value)
+{
+	const struct dimrec *d = dim_find(chart_find(c, chart), id);
+
+	if (!d || !d->has_value)
+		return false;
+	*value = d->value;
+	return true;
+}
+
+bool ndc_set_last_update(const struct ndc *c, const char *chart,
+			 const char *id)
+{
+	const struct dimrec *d = dim_find(chart_find(c, chart), id);
+	return d && d->set_last;
+}
+
+long ndc_dim_divisor(const struct ndc *c, const char *chart, const char *id)
+{
+	const struct dimrec *d = dim_find(chart_find(c, chart), id);
+	return d ? d->div : 0;
+}
+
+unsigned ndc_count(const struct ndc *c, const char *keyword)
+{
+	for (size_t i = 0; i < 16 && c->counts[i].kw; i++)
+		if (!strcmp(c->counts[i].kw, keyword))
+			return c->counts[i].n;
+	return 0;
+}
+
+size_t ndc_n_results(const struct ndc *c)
+{
+	return c->n_results;
+}
+
+const struct ndc_result *ndc_get_result(const struct ndc *c, size_t i)
+{
+	return i < c->n_results ? &c->results[i] : NULL;
+}
+
+bool ndc_disabled(const struct ndc *c)
+{
+	return c->disabled;
+}

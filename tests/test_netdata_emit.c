@@ -1,0 +1,373 @@
+/*
+ * The netdata emitter's output for a scripted sequence of hand-built
+ * snapshots, read back through the strict protocol checker: groups appear,
+ * vanish and return, names are hostile, and every value netdata would store
+ * is the one the snapshot held.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "netdata/ndcheck.h"
+#include "../plugins/netdata/emit.h"
+
+#define MIB 1048576ULL
+#define MAXG 16
+
+struct script {
+	struct memz_snapshot snap;
+	struct memz_group g[MAXG];
+	struct memz_group *gp[MAXG];
+	FILE *f;
+	char *buf;
+	size_t len, fed;
+	struct ndc *chk;
+	struct memz_nd_emitter *e;
+};
+
+static void script_init(struct script *s)
+{
+	memset(s, 0, sizeof *s);
+	s->f = open_memstream(&s->buf, &s->len);
+	s->chk = ndc_new();
+	CHECK(s->f && s->chk);
+	CHECK_INT(memz_nd_emitter_new(&s->e, s->f, 1), 0);
+}
+
+static void script_free(struct script *s)
+{
+	memz_nd_emitter_free(&s->e);
+	CHECK(s->e == NULL);
+	fclose(s->f);
+	free(s->buf);
+	ndc_free(s->chk);
+}
+
+static struct memz_group *group(struct script *s, int i, const char *name,
+				uint64_t pss_mib, bool reported)
+{
+	struct memz_group *g = &s->g[i];
+
+	memset(g, 0, sizeof *g);
+	g->name = name;
+	g->pss = pss_mib * MIB;
+	g->uss = pss_mib * MIB / 2;
+	g->swap = (uint64_t)i * MIB;
+	g->reported = reported;
+	g->det.verdict.rate_bps = -1000.0 * i;
+	return g;
+}
+
+/* Emit with the groups picked by index, then check what came out. */
+static int cycle(struct script *s, const int *pick, size_t n)
+{
+	size_t before = s->fed;
+	int rc;
+
+	for (size_t i = 0; i < n; i++)
+		s->gp[i] = &s->g[pick[i]];
+	s->snap.view.groups = s->gp;
+	s->snap.view.n_groups = n;
+	rc = memz_nd_emit(s->e, &s->snap, s->fed ? 1000000 : 0);
+	CHECK_INT(rc, 0);
+	if (ndc_feed(s->chk, s->buf + before, s->len - before)) {
+		fprintf(stderr, "checker: %s\n--- output:\n%.*s", ndc_error(s->chk),
+			(int)(s->len - before), s->buf + before);
+		CHECK(!"protocol error");
+	}
+	CHECK(ndc_error(s->chk) == NULL);
+	s->fed = s->len;
+	return rc;
+}
+
+static long long last(struct script *s, const char *chart, const char *name)
+{
+	const char *id = ndc_dim_id(s->chk, chart, name);
+	long long v = -42;
+
+	if (!id || !ndc_last(s->chk, chart, id, &v))
+		fprintf(stderr, "no value for %s / %s\n", chart, name);
+	return v;
+}
+
+static void test_fixed_charts(void)
+{
+	struct script s;
+	struct memz_breakdown *b = &s.snap.br;
+
+	script_init(&s);
+	b->free = 1000 * MIB + 1;
+	b->buffers = 2;
+	b->cached = 3 * MIB;
+	b->slab = 4;
+	b->page_tables = 5;
+	b->process_anon = 6;
+	b->hidden_anon = 7;
+	b->kernel_residual = 8;
+	b->kernel_stack = 9;
+	b->vmalloc_used = 10;
+	b->percpu = 11;
+	s.snap.view.leak_suspects = 3;
+	s.snap.interval_ms = 500;
+	cycle(&s, NULL, 0);
+
+	CHECK_INT(last(&s, "memz.ram", "free"), 1000 * MIB + 1);
+	CHECK_INT(last(&s, "memz.ram", "cached"), 3 * MIB);
+	CHECK_INT(last(&s, "memz.ram", "kernel_residual"), 8);
+	CHECK_INT(last(&s, "memz.ram", "hidden_anon"), 7);
+	CHECK_INT(ndc_dim_count(s.chk, "memz.ram", true), 8);
+	CHECK_INT(ndc_dim_divisor(s.chk, "memz.ram",
+				  ndc_dim_id(s.chk, "memz.ram", "free")), MIB);
+	CHECK_INT(last(&s, "memz.kernel", "kernel_residual"), 8);
+	CHECK_INT(last(&s, "memz.kernel", "kernel_stack"), 9);
+	CHECK_INT(last(&s, "memz.kernel", "vmalloc_used"), 10);
+	CHECK_INT(last(&s, "memz.kernel", "percpu"), 11);
+	CHECK_INT(last(&s, "memz.leak_suspects", "suspects"), 3);
+	CHECK_INT(last(&s, "memz.pace", "interval"), 500);
+	CHECK(ndc_has_chart(s.chk, "memz.group_pss"));
+	CHECK(ndc_has_chart(s.chk, "memz.group_uss"));
+	CHECK(ndc_has_chart(s.chk, "memz.group_swap"));
+	CHECK(ndc_has_chart(s.chk, "memz.group_growth"));
+	CHECK(ndc_has_chart(s.chk, "memz.leaks"));
+	CHECK_INT(ndc_count(s.chk, "CHART"), 9);
+
+	/* a second identical cycle declares nothing again */
+	cycle(&s, NULL, 0);
+	CHECK_INT(ndc_count(s.chk, "CHART"), 9);
+	CHECK_INT(ndc_count(s.chk, "BEGIN"), 18);
+	script_free(&s);
+}
+
+/* Names a process can give itself with prctl(PR_SET_NAME) or exec. */
+static const char *const hostile[] = {
+	"a b",            /* 0: space */
+	"a=b",            /* 1: '=' splits words too; id collides with 0 */
+	"a_b",            /* 2: collides with both once sanitised */
+	"",               /* 3: empty */
+	"x\" CHART evil", /* 4: quote and a keyword */
+	"l1\nSET x = 1",  /* 5: newline */
+	"t\tq'\\\x1b[2J", /* 6: tab, single quote, backslash, ESC */
+	"\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9x", /* 7: 15 bytes */
+	"\xff\xfe bad",   /* 8: invalid UTF-8 */
+	"bash",           /* 9: plain */
+	"small",          /* 10: not reported, not flagged */
+	"leaky",          /* 11: not reported, but flagged */
+};
+
+static void test_hostile_names(void)
+{
+	struct script s;
+	int all[12];
+	const char *ids[12];
+
+	script_init(&s);
+	for (int i = 0; i < 12; i++) {
+		group(&s, i, hostile[i], 100 + (uint64_t)i, i != 10 && i != 11);
+		all[i] = i;
+	}
+	s.g[11].det.verdict.leak = true;
+	s.g[11].det.verdict.rate_bps = 262144.4;
+	cycle(&s, all, 12);
+
+	CHECK_INT(ndc_dim_count(s.chk, "memz.group_pss", true), 11);
+	CHECK_INT(ndc_dim_count(s.chk, "memz.leaks", true), 11);
+	CHECK(memz_nd_group_id(s.e, "small") == NULL);
+	for (int i = 0; i < 12; i++) {
+		ids[i] = memz_nd_group_id(s.e, hostile[i]);
+		if (i == 10)
+			continue;
+		CHECK(ids[i] != NULL);
+		if (!ids[i])
+			continue;
+		for (int j = 0; j < i; j++)
+			if (ids[j] && j != 10)
+				CHECK(strcmp(ids[i], ids[j]) != 0);
+		long long v = -1;
+		CHECK(ndc_last(s.chk, "memz.group_pss", ids[i], &v));
+		CHECK_INT(v, (100 + i) * MIB);
+		CHECK(ndc_last(s.chk, "memz.group_uss", ids[i], &v));
+		CHECK_INT(v, (100 + i) * MIB / 2);
+		CHECK(ndc_last(s.chk, "memz.group_swap", ids[i], &v));
+		CHECK_INT(v, i * MIB);
+		CHECK(ndc_last(s.chk, "memz.leaks", ids[i], &v));
+		CHECK_INT(v, i == 11);
+		CHECK(ndc_last(s.chk, "memz.group_growth", ids[i], &v));
+		CHECK_INT(v, i == 11 ? 262144 : -1000 * i);
+	}
+	CHECK_STR(ids[0], "a_b");
+	CHECK_STR(ids[1], "a_b_2");
+	CHECK_STR(ids[2], "a_b_3");
+	CHECK_STR(ids[3], "_");
+	CHECK_STR(ids[9], "bash");
+	CHECK_INT(ndc_dim_divisor(s.chk, "memz.group_growth", ids[9]), 1024);
+	/* display names stay readable, and unique too */
+	CHECK_STR(ndc_dim_id(s.chk, "memz.group_pss", "a b"), "a_b");
+	CHECK_STR(ndc_dim_id(s.chk, "memz.group_pss", "a_b"), "a_b_2");
+	CHECK_STR(ndc_dim_id(s.chk, "memz.group_pss", "a_b #2"), "a_b_3");
+	CHECK_STR(ndc_dim_id(s.chk, "memz.group_pss",
+			     "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9x"),
+		  ids[7]);
+	script_free(&s);
+}
+
+static void test_groups_come_and_go(void)
+{
+	struct script s;
+	const char *bid;
+	long long v;
+	unsigned charts;
+
+	script_init(&s);
+	group(&s, 0, "alpha", 10, true);
+	group(&s, 1, "beta", 20, true);
+	group(&s, 2, "gamma", 30, true);
+	cycle(&s, (int[]){ 0, 1 }, 2);
+	bid = memz_nd_group_id(s.e, "beta");
+	CHECK_STR(bid, "beta");
+	CHECK(!ndc_dim_obsolete(s.chk, "memz.group_pss", "beta"));
+
+	/* beta vanishes, gamma appears: both declared before the SETs */
+	charts = ndc_count(s.chk, "CHART");
+	cycle(&s, (int[]){ 0, 2 }, 2);
+	CHECK_INT(ndc_count(s.chk, "CHART"), charts + 5);
+	for (const char *const *c = (const char *const[]){
+		     "memz.group_pss", "memz.group_uss", "memz.group_swap",
+		     "memz.group_growth", "memz.leaks", NULL };
+	     *c; c++) {
+		CHECK(ndc_dim_obsolete(s.chk, *c, "beta"));
+		CHECK(!ndc_set_last_update(s.chk, *c, "beta"));
+		CHECK(ndc_set_last_update(s.chk, *c, "gamma"));
+		CHECK(ndc_set_last_update(s.chk, *c, "alpha"));
+		CHECK_INT(ndc_dim_count(s.chk, *c, true), 2);
+	}
+	CHECK(ndc_last(s.chk, "memz.group_pss", "gamma", &v));
+	CHECK_INT(v, 30 * MIB);
+
+	/* steady: no declarations */
+	charts = ndc_count(s.chk, "CHART");
+	cycle(&s, (int[]){ 0, 2 }, 2);
+	CHECK_INT(ndc_count(s.chk, "CHART"), charts);
+
+	/* beta comes back under its old id, live again */
+	s.g[1].pss = 25 * MIB;
+	cycle(&s, (int[]){ 1, 0, 2 }, 3);
+	CHECK_STR(memz_nd_group_id(s.e, "beta"), "beta");
+	CHECK(!ndc_dim_obsolete(s.chk, "memz.group_pss", "beta"));
+	CHECK(ndc_last(s.chk, "memz.group_pss", "beta", &v));
+	CHECK_INT(v, 25 * MIB);
+
+	/* a group that drops out of the reported set counts as vanished */
+	s.g[2].reported = false;
+	cycle(&s, (int[]){ 1, 0, 2 }, 3);
+	CHECK(ndc_dim_obsolete(s.chk, "memz.group_pss", "gamma"));
+	CHECK_INT(ndc_dim_count(s.chk, "memz.group_pss", true), 2);
+	script_free(&s);
+}
+
+/* A stream of one-cycle names must not grow the emitter without bound, and
+ * the output must stay valid when old ids are forgotten. */
+static void test_churn_is_bounded(void)
+{
+	struct script s;
+	char names[2][32];
+
+	script_init(&s);
+	for (int i = 0; i < MEMZ_ND_MAX_KNOWN + 100; i++) {
+		snprintf(names[i % 2], sizeof names[0], "p%d", i);
+		group(&s, 0, names[i % 2], 1, true);
+		cycle(&s, (int[]){ 0 }, 1);
+	}
+	CHECK(memz_nd_group_id(s.e, "p0") == NULL);
+	CHECK_STR(memz_nd_group_id(s.e, names[(MEMZ_ND_MAX_KNOWN + 99) % 2]),
+		  names[(MEMZ_ND_MAX_KNOWN + 99) % 2]);
+	CHECK_INT(ndc_dim_count(s.chk, "memz.group_pss", true), 1);
+	script_free(&s);
+}
+
+static void test_closed_pipe(void)
+{
+	struct memz_nd_emitter *e;
+	struct memz_snapshot snap;
+	int fds[2];
+	FILE *f;
+	int rc = 0;
+
+	memset(&snap, 0, sizeof snap);
+	signal(SIGPIPE, SIG_IGN);
+	CHECK_INT(pipe(fds), 0);
+	close(fds[0]);
+	f = fdopen(fds[1], "w");
+	CHECK(f != NULL);
+	CHECK_INT(memz_nd_emitter_new(&e, f, 2), 0);
+	errno = 0;
+	for (int i = 0; i < 3 && !rc; i++)
+		rc = memz_nd_emit(e, &snap, 0);
+	CHECK_INT(rc, -EIO);
+	CHECK_INT(errno, EPIPE);
+	memz_nd_emitter_free(&e);
+	fclose(f);
+}
+
+static void test_functions_declared(void)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	struct ndc *c = ndc_new();
+
+	CHECK_INT(memz_nd_emit_functions(f, 10), 0);
+	fclose(f);
+	CHECK_INT(ndc_feed(c, buf, len), 0);
+	CHECK_INT(ndc_count(c, "FUNCTION"), 2);
+	CHECK(strstr(buf, "\"memz-top\" 10 ") != NULL);
+	ndc_free(c);
+	free(buf);
+}
+
+/* The checker itself must refuse what netdata would choke on. */
+static void test_checker_rejects(void)
+{
+	static const char *const bad[] = {
+		"CHART memz.x '' \"t\" \"u\" \"f\" \"c\" line 1 1 '' p m\nBEGIN memz.x\nSET a = 1\nEND\n",
+		"CHART memz.x '' \"t\" \"u\" \"f\" \"c\" line 1 1 '' p m\nDIMENSION a \"a\" absolute 1 1 \"\"\nBEGIN memz.x\nSET a = 010\nEND\n",
+		"CHART memz.x '' \"t\" \"u\" \"f\" \"c\" line 1 1 '' p m\nDIMENSION a \"a\" absolute 1 1 \"\"\nDIMENSION a \"b\" absolute 1 1 \"\"\n",
+		"CHART memz.x '' \"t\" \"u\" \"f\" \"c\" line 1 1 '' p m\nDIMENSION a \"n\" absolute 1 1 \"\"\nDIMENSION b \"n\" absolute 1 1 \"\"\n",
+		"CHART memz.x '' \"t\" \"u\" \"f\" \"c\" line 1 1 '' p m\nDIMENSION a \"a\" absolute 1 1 \"obsolete\"\nBEGIN memz.x\nSET a = 1\nEND\n",
+		"CHART memz.x '' \"t x\" \"u\" \"f\" \"c\" line 1 1 '' p m\nDIMENSION a \"a\" absolute 1 1 \"\"\nBEGIN memz.x\nSET a = 1.5\nEND\n",
+		"BEGIN memz.y\n",
+		"SET a = 1\n",
+		"HELLO\n",
+		"CHART memz.x '' \"t\"x \"u\" \"f\" \"c\" line 1 1 '' p m\n",
+		"CLABEL a b 1\n",
+		"CHART memz.x '' \"t\" \"u\" \"f\" \"c\" line 1 1 '' p m\nCLABEL a b\n",
+		"CHART memz.x '' \"t\\\" \"u\" \"f\" \"c\" line 1 1 '' p m\n",
+		"CHART memz.x '' \"t\" \"u\" \"f\" \"c\" line 1 1 '' p m\n\n",
+		"FUNCTION_RESULT_BEGIN u 200 application/json 0\n{}\n",
+		"END\n",
+		"CHART memz.x '' \"t\" \"u\" \"f\" \"c\" line 1 1 '' p m 1 2 3 4 5 6 7 8\n",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+		struct ndc *c = ndc_new();
+		int rc = ndc_feed(c, bad[i], strlen(bad[i]));
+		if (!rc && !ndc_error(c))
+			fprintf(stderr, "checker accepted bad[%zu]\n", i);
+		CHECK(rc || ndc_error(c));
+		ndc_free(c);
+	}
+}
+
+int main(void)
+{
+	test_checker_rejects();
+	test_fixed_charts();
+	test_hostile_names();
+	test_groups_come_and_go();
+	test_churn_is_bounded();
+	test_closed_pipe();
+	test_functions_declared();
+	return check_status();
+}
