@@ -4,3 +4,31 @@
 # it is built whether or not the collectd plugin is.
 check_PROGRAMS += tests/leaker
 tests_leaker_SOURCES = tests/leaker.c
+
+# The translation layer needs no collectd headers, so its unit test runs in
+# every build, sanitizers and valgrind included.
+UNIT_TESTS += tests/test_collectd_map
+check_PROGRAMS += tests/test_collectd_map
+tests_test_collectd_map_SOURCES = tests/test_collectd_map.c tests/check.h \
+	plugins/collectd/map.c plugins/collectd/map.h
+tests_test_collectd_map_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/plugins/collectd
+tests_test_collectd_map_LDADD = libmemz.la
+
+EXTRA_DIST += tests/collectd/lib.sh
+EXTRA_DIST += conf/collectd.d/memz.conf
+
+if BUILD_COLLECTD
+collectdplugindir = $(collectd_plugindir)
+collectdplugin_LTLIBRARIES = memz.la
+memz_la_SOURCES = plugins/collectd/memz.c plugins/collectd/map.c \
+	plugins/collectd/map.h
+memz_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/plugins/collectd
+memz_la_CFLAGS = $(AM_CFLAGS) $(COLLECTD_CFLAGS)
+# No -Wl,--no-undefined: collectd's symbols resolve against the daemon.
+memz_la_LDFLAGS = -module -avoid-version -shared \
+	-export-symbols-regex '^module_register$$'
+memz_la_LIBADD = libmemz.la
+
+collectdconfdir = $(collectd_confdir)
+collectdconf_DATA = conf/collectd.d/memz.conf
+endif

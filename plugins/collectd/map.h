@@ -1,0 +1,82 @@
+/*
+ * map.h - the collectd adapter's translation of a snapshot, kept free of
+ * collectd's headers so the unit tests (and the sanitizer builds) can check
+ * every identifier, value and message without a daemon.
+ *
+ * memz.c is the only file that talks to collectd; it turns what these
+ * functions produce into value_list_t and notification_t one to one.
+ */
+#ifndef MEMZ_COLLECTD_MAP_H
+#define MEMZ_COLLECTD_MAP_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "memz/sampler.h"
+
+/* collectd's DATA_MAX_NAME_LEN is 128; a bounded instance keeps graphs and
+ * file names readable, and the sanitiser never cuts a name mid-escape. */
+#define CDM_INSTANCE_MAX 64
+#define CDM_MESSAGE_MAX 256 /* NOTIF_MAX_MSG_LEN */
+
+struct cdm_value {
+	char plugin_instance[CDM_INSTANCE_MAX]; /* "" for system values */
+	const char *type;                        /* stock types.db only */
+	const char *type_instance;
+	double v[2];
+	unsigned n; /* data sources: 1, or 2 for ps_count */
+};
+
+typedef void (*cdm_emit_fn)(void *ctx, const struct cdm_value *v);
+
+/*
+ * Every value design.md's collectd table lists for this snapshot, in a
+ * stable order: breakdown, PSI, NUMA nodes, suspects and interval, then the
+ * reported groups. Two groups whose sanitised names collide share an
+ * identifier; only the first (largest PSS) is emitted, so collectd never
+ * sees one identifier twice in a dispatch. Returns the number emitted.
+ */
+size_t cdm_snapshot_values(const struct memz_snapshot *s, cdm_emit_fn emit,
+			   void *ctx);
+
+struct cdm_notif {
+	bool okay; /* false: WARNING (a leak started); true: OKAY (it cleared) */
+	char plugin_instance[CDM_INSTANCE_MAX];
+	char message[CDM_MESSAGE_MAX];
+	char name[CDM_INSTANCE_MAX]; /* label-safe name, for meta data */
+	const char *kind;            /* "process" or "group" */
+	const char *horizon;         /* "short" or "long" */
+	int pid;                     /* 0 for a group */
+	double rate_bps, r2;
+	unsigned samples;
+	int confidence;
+};
+
+void cdm_event(const struct memz_event *e, struct cdm_notif *out);
+
+/* One oconfig value as the text memz_settings_set() parses: numbers without
+ * trailing zeros ("%.15g"), booleans as true/false. */
+enum cdm_cfg_type { CDM_CFG_STRING, CDM_CFG_NUMBER, CDM_CFG_BOOLEAN };
+int cdm_config_text(enum cdm_cfg_type type, const char *str, double num,
+		    bool boolean, char *buf, size_t len);
+
+/*
+ * When to sample and when to dispatch. collectd calls the read callback
+ * every tick (shorter than both intervals); the sampler runs when the
+ * pace's interval has passed, values go out every dispatch interval. A
+ * call up to half a tick early counts as on time: the scheduler's jitter
+ * must not push a sample a whole tick late.
+ */
+struct cdm_clock {
+	double tick, dispatch_interval; /* s */
+	double next_sample, next_dispatch;
+	bool started;
+};
+
+void cdm_clock_init(struct cdm_clock *c, double tick, double dispatch_interval);
+bool cdm_sample_due(const struct cdm_clock *c, double now);
+void cdm_sampled(struct cdm_clock *c, double now, unsigned interval_ms);
+bool cdm_dispatch_due(const struct cdm_clock *c, double now);
+void cdm_dispatched(struct cdm_clock *c, double now);
+
+#endif

@@ -1,0 +1,221 @@
+/*
+ * memz.c - the collectd read plugin: the only file that speaks collectd.
+ *
+ * Settings go through the core's table; the snapshot becomes values and
+ * notifications through map.c. The read callback runs every tick (at most
+ * 500 ms) and decides itself whether a sample (the pace's interval) and a
+ * dispatch (the plugin's configured interval) are due, because collectd
+ * reads one callback at one fixed interval and the pace changes at run time.
+ */
+#include "core/daemon/collectd.h"
+#include "core/daemon/plugin.h"
+#include "core/utils/common/common.h"
+
+#include "map.h"
+#include "memz/alloc.h"
+#include "memz/sampler.h"
+#include "memz/settings.h"
+
+#define PLUGIN "memz"
+#define TICK_MAX_S 0.5
+
+/* collectd loads a plugin once per daemon, so its state is the module's. */
+static struct memz_settings settings;
+static bool settings_ready;
+static struct memz_sampler *sampler;
+static struct memz_snapshot snap;
+static bool have_snap;
+static struct cdm_clock clk;
+static cdtime_t dispatch_interval;
+
+static void ensure_settings(void)
+{
+	if (!settings_ready) {
+		memz_settings_init(&settings);
+		settings_ready = true;
+	}
+}
+
+static int config_value(const oconfig_item_t *c, const oconfig_value_t *v)
+{
+	char text[MEMZ_PATH_MAX], err[1536];
+	int rc;
+
+	/* Read only the union member oconfig says the value holds. */
+	if (!v)
+		rc = cdm_config_text(CDM_CFG_STRING, "", 0, false, text,
+				     sizeof text);
+	else if (v->type == OCONFIG_TYPE_NUMBER)
+		rc = cdm_config_text(CDM_CFG_NUMBER, NULL, v->value.number,
+				     false, text, sizeof text);
+	else if (v->type == OCONFIG_TYPE_BOOLEAN)
+		rc = cdm_config_text(CDM_CFG_BOOLEAN, NULL, 0,
+				     v->value.boolean != 0, text, sizeof text);
+	else
+		rc = cdm_config_text(CDM_CFG_STRING, v->value.string, 0, false,
+				     text, sizeof text);
+	if (rc) {
+		ERROR(PLUGIN " plugin: %s: value is longer than %zu bytes",
+		      c->key, sizeof text - 1);
+		return -1;
+	}
+	if (memz_settings_set(&settings, c->key, text, err, sizeof err)) {
+		ERROR(PLUGIN " plugin: %s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static int memz_config(oconfig_item_t *ci)
+{
+	ensure_settings();
+	for (int i = 0; i < ci->children_num; i++) {
+		const oconfig_item_t *c = ci->children + i;
+		const struct memz_setting_desc *d = memz_setting_find(c->key);
+		bool list = d && (d->type == MEMZ_SETTING_LIST ||
+				  d->type == MEMZ_SETTING_REGEX_LIST);
+
+		if (c->children_num > 0) {
+			ERROR(PLUGIN " plugin: %s: a block is not allowed here "
+			      "(one value per line)", c->key);
+			return -1;
+		}
+		if (d && !list && c->values_num != 1) {
+			ERROR(PLUGIN " plugin: %s: takes exactly one value, got %d",
+			      c->key, c->values_num);
+			return -1;
+		}
+		/* Unknown keys and empty lines still go through the table, so
+		 * the message is the one every host prints. */
+		if (c->values_num == 0) {
+			if (config_value(c, NULL))
+				return -1;
+			continue;
+		}
+		for (int j = 0; j < c->values_num; j++)
+			if (config_value(c, c->values + j))
+				return -1;
+	}
+	return 0;
+}
+
+static void notify(const struct memz_event *e)
+{
+	notification_t n = { .severity = NOTIF_WARNING, .meta = NULL };
+	struct cdm_notif m;
+
+	cdm_event(e, &m);
+	if (m.okay)
+		n.severity = NOTIF_OKAY;
+	n.time = cdtime();
+	sstrncpy(n.host, hostname_g, sizeof n.host);
+	sstrncpy(n.plugin, PLUGIN, sizeof n.plugin);
+	sstrncpy(n.plugin_instance, m.plugin_instance, sizeof n.plugin_instance);
+	sstrncpy(n.type, "memory", sizeof n.type);
+	sstrncpy(n.type_instance, "pss", sizeof n.type_instance);
+	sstrncpy(n.message, m.message, sizeof n.message);
+	plugin_notification_meta_add_signed_int(&n, "pid", m.pid);
+	plugin_notification_meta_add_double(&n, "rate_bps", m.rate_bps);
+	plugin_notification_meta_add_double(&n, "r2", m.r2);
+	plugin_notification_meta_add_unsigned_int(&n, "samples", m.samples);
+	plugin_notification_meta_add_signed_int(&n, "confidence", m.confidence);
+	plugin_notification_meta_add_string(&n, "kind", m.kind);
+	plugin_notification_meta_add_string(&n, "horizon", m.horizon);
+	plugin_notification_meta_add_string(&n, "name", m.name);
+	plugin_dispatch_notification(&n);
+	plugin_notification_meta_free(n.meta);
+}
+
+struct dispatch_ctx {
+	cdtime_t time;
+};
+
+static void dispatch_one(void *ctx, const struct cdm_value *v)
+{
+	const struct dispatch_ctx *d = ctx;
+	value_list_t vl = VALUE_LIST_INIT;
+	value_t vals[2];
+
+	for (unsigned i = 0; i < v->n && i < 2; i++)
+		vals[i].gauge = v->v[i];
+	vl.values = vals;
+	vl.values_len = v->n;
+	vl.time = d->time;
+	vl.interval = dispatch_interval;
+	sstrncpy(vl.plugin, PLUGIN, sizeof vl.plugin);
+	sstrncpy(vl.plugin_instance, v->plugin_instance,
+		 sizeof vl.plugin_instance);
+	sstrncpy(vl.type, v->type, sizeof vl.type);
+	sstrncpy(vl.type_instance, v->type_instance, sizeof vl.type_instance);
+	plugin_dispatch_values(&vl);
+}
+
+static int memz_read(user_data_t *ud)
+{
+	double now = memz_now();
+
+	(void)ud;
+	if (cdm_sample_due(&clk, now)) {
+		int rc = memz_sampler_run(sampler, now, &snap);
+		if (rc < 0) {
+			ERROR(PLUGIN " plugin: sampling failed: %s", STRERROR(-rc));
+			return -1;
+		}
+		have_snap = true;
+		cdm_sampled(&clk, now, snap.interval_ms);
+		for (size_t i = 0; i < snap.view.n_events; i++)
+			notify(&snap.view.events[i]);
+	}
+	if (have_snap && cdm_dispatch_due(&clk, now)) {
+		struct dispatch_ctx d = { .time = cdtime() };
+		cdm_snapshot_values(&snap, dispatch_one, &d);
+		cdm_dispatched(&clk, now);
+	}
+	return 0;
+}
+
+static int memz_shutdown(void)
+{
+	memz_snapshot_release(&snap, memz_allocator_libc());
+	memz_sampler_free(&sampler);
+	have_snap = false;
+	return 0;
+}
+
+static int memz_init(void)
+{
+	double interval, tick;
+	int rc;
+
+	ensure_settings();
+	dispatch_interval = plugin_get_interval();
+	interval = CDTIME_T_TO_DOUBLE(dispatch_interval);
+	tick = interval < TICK_MAX_S ? interval : TICK_MAX_S;
+
+	memz_snapshot_init(&snap);
+	rc = memz_sampler_new(&sampler, &settings, memz_allocator_libc());
+	if (rc < 0) {
+		ERROR(PLUGIN " plugin: cannot start sampling %s: %s",
+		      settings.proc_root, STRERROR(-rc));
+		memz_shutdown();
+		return -1;
+	}
+	cdm_clock_init(&clk, tick, interval);
+	rc = plugin_register_complex_read(NULL, PLUGIN, memz_read,
+					  DOUBLE_TO_CDTIME_T(tick), NULL);
+	if (rc) {
+		ERROR(PLUGIN " plugin: cannot register the read callback");
+		memz_shutdown();
+		return -1;
+	}
+	INFO(PLUGIN " plugin: reading %s, dispatching every %.3g s",
+	     settings.proc_root, interval);
+	return 0;
+}
+
+void module_register(void)
+{
+	plugin_register_complex_config(PLUGIN, memz_config);
+	plugin_register_init(PLUGIN, memz_init);
+	plugin_register_shutdown(PLUGIN, memz_shutdown);
+}

@@ -1,0 +1,288 @@
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "map.h"
+#include "memz/settings.h"
+
+#define MAXV 64
+
+struct seen {
+	struct cdm_value v[MAXV];
+	size_t n;
+};
+
+static void collect(void *ctx, const struct cdm_value *v)
+{
+	struct seen *s = ctx;
+
+	if (s->n < MAXV)
+		s->v[s->n] = *v;
+	s->n++;
+}
+
+static const struct cdm_value *find(const struct seen *s, const char *pi,
+				    const char *type, const char *ti)
+{
+	for (size_t i = 0; i < s->n && i < MAXV; i++)
+		if (!strcmp(s->v[i].plugin_instance, pi) &&
+		    !strcmp(s->v[i].type, type) &&
+		    !strcmp(s->v[i].type_instance, ti))
+			return &s->v[i];
+	return NULL;
+}
+
+static double val(const struct seen *s, const char *pi, const char *type,
+		  const char *ti)
+{
+	const struct cdm_value *v = find(s, pi, type, ti);
+	return v ? v->v[0] : -1;
+}
+
+static void test_values(void)
+{
+	struct memz_snapshot s;
+	struct memz_group g[4];
+	struct memz_group *gp[4] = { &g[0], &g[1], &g[2], &g[3] };
+	struct seen out = { .n = 0 };
+	const struct cdm_value *pc;
+	size_t n;
+
+	memset(&s, 0, sizeof s);
+	memset(g, 0, sizeof g);
+	s.br = (struct memz_breakdown){ .mem_total = 1000, .free = 100,
+					.buffers = 10, .cached = 300,
+					.slab = 50, .page_tables = 5,
+					.process_anon = 400, .hidden_anon = 35,
+					.kernel_residual = 100 };
+	s.psi.present = true;
+	s.psi.some = (struct memz_psi_line){ 1.5, 2.5, 3.5, 0 };
+	s.numa.n = 1;
+	s.numa.node[0] = (struct memz_numa_node){ .id = 3, .total = 900,
+						  .free = 200, .used = 700 };
+	s.view.leak_suspects = 2;
+	s.interval_ms = 500;
+
+	g[0].name = "a b/c";
+	g[0].reported = true;
+	g[0].members = 3;
+	g[0].threads = 7;
+	g[0].pss = 4096;
+	g[0].uss = 2048;
+	g[0].rss = 8192;
+	g[0].swap = 1;
+	g[0].anon = 1024;
+	g[0].det.verdict.rate_bps = -12.5;
+	g[0].det.verdict.confidence = 40;
+	g[1].name = "quiet"; /* not reported: no values */
+	g[2].name = "a/b c"; /* sanitises to a_b_c too: dropped */
+	g[2].reported = true;
+	g[2].pss = 10;
+	g[3].name = "";
+	g[3].reported = true;
+	g[3].pss = 5;
+	s.view.groups = gp;
+	s.view.n_groups = 4;
+
+	n = cdm_snapshot_values(&s, collect, &out);
+	CHECK_INT(n, out.n);
+	/* 8 breakdown + 3 psi (no full) + 2 node + 2 gauges + 2 groups * 8 */
+	CHECK_INT(out.n, 8 + 3 + 2 + 2 + 16);
+
+	CHECK(val(&out, "", "memory", "free") == 100);
+	CHECK(val(&out, "", "memory", "buffers") == 10);
+	CHECK(val(&out, "", "memory", "cached") == 300);
+	CHECK(val(&out, "", "memory", "slab") == 50);
+	CHECK(val(&out, "", "memory", "page_tables") == 5);
+	CHECK(val(&out, "", "memory", "process_anon") == 400);
+	CHECK(val(&out, "", "memory", "hidden_anon") == 35);
+	CHECK(val(&out, "", "memory", "kernel_residual") == 100);
+	CHECK(val(&out, "", "percent", "psi_some_avg10") == 1.5);
+	CHECK(val(&out, "", "percent", "psi_some_avg60") == 2.5);
+	CHECK(val(&out, "", "percent", "psi_some_avg300") == 3.5);
+	CHECK(find(&out, "", "percent", "psi_full_avg10") == NULL);
+	CHECK(val(&out, "node3", "memory", "used") == 700);
+	CHECK(val(&out, "node3", "memory", "free") == 200);
+	CHECK(val(&out, "", "gauge", "leak_suspects") == 2);
+	CHECK(val(&out, "", "gauge", "interval") == 0.5);
+
+	CHECK(val(&out, "a_b_c", "memory", "pss") == 4096);
+	CHECK(val(&out, "a_b_c", "memory", "uss") == 2048);
+	CHECK(val(&out, "a_b_c", "memory", "rss") == 8192);
+	CHECK(val(&out, "a_b_c", "memory", "swap") == 1);
+	CHECK(val(&out, "a_b_c", "memory", "anon") == 1024);
+	CHECK(val(&out, "a_b_c", "gauge", "growth_rate") == -12.5);
+	CHECK(val(&out, "a_b_c", "gauge", "leak_confidence") == 40);
+	pc = find(&out, "a_b_c", "ps_count", "");
+	CHECK(pc != NULL);
+	if (pc) {
+		CHECK_INT(pc->n, 2);
+		CHECK(pc->v[0] == 3);
+		CHECK(pc->v[1] == 7);
+	}
+	CHECK(find(&out, "quiet", "memory", "pss") == NULL);
+	CHECK(val(&out, "_", "memory", "pss") == 5);
+
+	/* with full PSI the three full lines follow */
+	s.psi.has_full = true;
+	s.psi.full.avg10 = 0.25;
+	out.n = 0;
+	cdm_snapshot_values(&s, collect, &out);
+	CHECK(val(&out, "", "percent", "psi_full_avg10") == 0.25);
+	CHECK(find(&out, "", "percent", "psi_full_avg300") != NULL);
+}
+
+static void test_events(void)
+{
+	struct memz_event e;
+	struct cdm_notif m;
+
+	memset(&e, 0, sizeof e);
+	e.kind = MEMZ_EVENT_LEAK;
+	e.pid = 4242;
+	e.name = "ev\nil\"x/y";
+	e.verdict = (struct memz_verdict){ .leak = true, .rate_bps = 262144,
+					   .r2 = 0.987, .samples = 12,
+					   .confidence = 81 };
+	cdm_event(&e, &m);
+	CHECK(!m.okay);
+	CHECK_STR(m.plugin_instance, "ev_il_x_y");
+	CHECK_STR(m.message, "[LEAK?] process ev_il_x/y (pid 4242) grows "
+			     "256.0 KiB/s, R^2 0.99 over 12 samples, "
+			     "confidence 81%");
+	CHECK_STR(m.kind, "process");
+	CHECK_STR(m.horizon, "short");
+	CHECK_INT(m.pid, 4242);
+	CHECK(m.rate_bps == 262144);
+	CHECK(m.r2 == 0.987);
+	CHECK_INT(m.samples, 12);
+	CHECK_INT(m.confidence, 81);
+
+	e.kind = MEMZ_EVENT_CLEAR;
+	e.is_group = true;
+	e.name = "web";
+	e.verdict = (struct memz_verdict){ .rate_bps = 3 * 1048576.0,
+					   .r2 = 0.5, .samples = 9,
+					   .horizon = MEMZ_HORIZON_LONG };
+	cdm_event(&e, &m);
+	CHECK(m.okay);
+	CHECK_INT(m.pid, 0);
+	CHECK_STR(m.kind, "group");
+	CHECK_STR(m.horizon, "long");
+	CHECK_STR(m.plugin_instance, "web");
+	CHECK_STR(m.message, "[LEAK?] cleared: group web no longer grows like "
+			     "a leak (rate 3.0 MiB/s, R^2 0.50 over 9 buckets)");
+
+	/* a name longer than an instance is cut, never overflows */
+	e.name = "0123456789012345678901234567890123456789012345678901234567890123456789";
+	cdm_event(&e, &m);
+	CHECK_INT(strlen(m.plugin_instance), CDM_INSTANCE_MAX - 1);
+	CHECK(strlen(m.message) < CDM_MESSAGE_MAX);
+}
+
+static void test_config_text(void)
+{
+	char buf[64];
+	struct memz_settings s;
+	char err[256];
+
+	CHECK_INT(cdm_config_text(CDM_CFG_NUMBER, NULL, 10, false, buf, sizeof buf), 0);
+	CHECK_STR(buf, "10");
+	cdm_config_text(CDM_CFG_NUMBER, NULL, 0.7, false, buf, sizeof buf);
+	CHECK_STR(buf, "0.7");
+	cdm_config_text(CDM_CFG_NUMBER, NULL, 1e12, false, buf, sizeof buf);
+	CHECK_STR(buf, "1000000000000");
+	cdm_config_text(CDM_CFG_BOOLEAN, NULL, 0, true, buf, sizeof buf);
+	CHECK_STR(buf, "true");
+	cdm_config_text(CDM_CFG_STRING, "name", 0, false, buf, sizeof buf);
+	CHECK_STR(buf, "name");
+	CHECK_INT(cdm_config_text(CDM_CFG_STRING, "toolong", 0, false, buf, 4), -1);
+
+	/* collectd hands TopGroups 5 over as the double 5.0: the integer
+	 * setting must accept its text */
+	memz_settings_init(&s);
+	cdm_config_text(CDM_CFG_NUMBER, NULL, 5.0, false, buf, sizeof buf);
+	CHECK_INT(memz_settings_set(&s, "TopGroups", buf, err, sizeof err), 0);
+	CHECK_INT(s.top_groups, 5);
+}
+
+static void test_clock(void)
+{
+	struct cdm_clock c;
+
+	cdm_clock_init(&c, 0.5, 1.0);
+	CHECK(cdm_sample_due(&c, 100.0)); /* first call samples at once */
+	CHECK(!cdm_dispatch_due(&c, 100.0));
+	cdm_sampled(&c, 100.0, 2000);
+	CHECK(cdm_dispatch_due(&c, 100.0)); /* and dispatches at once */
+	cdm_dispatched(&c, 100.0);
+	CHECK(!cdm_sample_due(&c, 100.5));
+	CHECK(!cdm_dispatch_due(&c, 100.5));
+	/* a tick that comes a little early still counts */
+	CHECK(cdm_dispatch_due(&c, 100.98));
+	cdm_dispatched(&c, 100.98);
+	CHECK(c.next_dispatch == 102.0); /* stays on the grid */
+	CHECK(!cdm_sample_due(&c, 101.5));
+	CHECK(cdm_sample_due(&c, 101.9));
+	/* the pace speeds up: next sample half a second later */
+	cdm_sampled(&c, 101.9, 500);
+	CHECK(cdm_sample_due(&c, 102.4));
+	/* after a stall the grid restarts from now */
+	cdm_dispatched(&c, 110.0);
+	CHECK(c.next_dispatch == 111.0);
+}
+
+/* The shipped example must show every setting with its real default, so a
+ * setting added to the table without documenting it fails here. */
+static void test_example_conf(void)
+{
+	const char *top = getenv("top_srcdir");
+	char path[1024], line[512], want[512], def[256];
+	const struct memz_setting_desc *t;
+	struct memz_settings s;
+	size_t n;
+	FILE *f;
+	static char text[32768];
+	size_t len;
+
+	snprintf(path, sizeof path, "%s/conf/collectd.d/memz.conf",
+		 top ? top : ".");
+	f = fopen(path, "r");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	len = fread(text, 1, sizeof text - 1, f);
+	text[len] = '\0';
+	fclose(f);
+
+	memz_settings_init(&s);
+	t = memz_settings_table(&n);
+	for (size_t i = 0; i < n; i++) {
+		bool quoted = t[i].type == MEMZ_SETTING_PATH ||
+			      t[i].type == MEMZ_SETTING_ENUM;
+		if (t[i].type == MEMZ_SETTING_LIST ||
+		    t[i].type == MEMZ_SETTING_REGEX_LIST) {
+			snprintf(want, sizeof want, "#%s \"", t[i].name);
+		} else {
+			memz_setting_format(&s, &t[i], def, sizeof def);
+			snprintf(want, sizeof want, "#  %s %s%s%s\n", t[i].name,
+				 quoted ? "\"" : "", def, quoted ? "\"" : "");
+		}
+		if (!strstr(text, want)) {
+			snprintf(line, sizeof line, "%s", want);
+			fprintf(stderr, "memz.conf lacks: %s\n", line);
+			CHECK(strstr(text, want) != NULL);
+		}
+	}
+}
+
+int main(void)
+{
+	test_values();
+	test_events();
+	test_config_text();
+	test_clock();
+	test_example_conf();
+	return check_status();
+}
