@@ -345,24 +345,40 @@ static int by_need(const void *a, const void *b)
 }
 
 /* One exact read: smaps_rollup (or summed smaps on kernels before 4.14). */
+static int read_smaps_sum(struct memz_sampler *s, struct memz_proc *p,
+			  struct memz_rollup *r)
+{
+	char path[64];
+	size_t len;
+	int rc;
+
+	snprintf(path, sizeof path, "%d/smaps", p->pid);
+	s->st->files_read++;
+	s->st->files_opened++;
+	rc = memz_read_file_grow(s->a, s->proc_fd, path, &s->smaps_buf,
+				 &s->smaps_cap, &len);
+	return rc ? rc : memz_parse_smaps_sum(s->smaps_buf, len, r);
+}
+
+/* One exact read: smaps_rollup, or summed smaps on kernels before 4.14. A
+ * missing smaps_rollup next to a present smaps is such a kernel, and then
+ * smaps is read directly from then on. */
 static int read_exact(struct memz_sampler *s, struct memz_proc *p,
 		      struct memz_rollup *r)
 {
 	size_t len;
 	int rc;
 
-	if (s->no_rollup) {
-		char path[64];
-
-		snprintf(path, sizeof path, "%d/smaps", p->pid);
-		s->st->files_read++;
-		s->st->files_opened++;
-		rc = memz_read_file_grow(s->a, s->proc_fd, path, &s->smaps_buf,
-					 &s->smaps_cap, &len);
-		return rc ? rc : memz_parse_smaps_sum(s->smaps_buf, len, r);
-	}
+	if (s->no_rollup)
+		return read_smaps_sum(s, p, r);
 	if (p->rollup_fd < 0 && s->open_fds < s->fd_budget) {
 		int fd = open_pidfile(s, p->pid, "smaps_rollup");
+		if (fd == -ENOENT) {
+			rc = read_smaps_sum(s, p, r);
+			if (!rc)
+				s->no_rollup = true;
+			return rc;
+		}
 		if (fd < 0)
 			return fd;
 		p->rollup_fd = fd;
@@ -384,12 +400,6 @@ static void exact_read(struct memz_sampler *s, struct memz_proc *p, double now)
 	size_t len;
 	int rc = read_exact(s, p, &r);
 
-	if (rc == -ENOENT && !s->no_rollup && p->statm_fd >= 0) {
-		/* statm still answers, so the process lives: the kernel
-		 * predates smaps_rollup (4.14). Sum smaps from now on. */
-		s->no_rollup = true;
-		rc = read_exact(s, p, &r);
-	}
 	cost = thread_cpu() - c0;
 	s->st->rollup_cpu_s += cost;
 	s->tokens -= cost;

@@ -260,8 +260,15 @@ struct memz_proc *memz_table_get(struct memz_table *t, int pid,
 		p->seen = true;
 		return p;
 	}
-	if (p) /* the pid was reused: the old process is gone */
+	if (p) { /* the pid was reused: the old process is gone */
+		struct memz_proc **pp = &t->live;
+
+		/* rare enough that a walk of the list is fine */
+		while (*pp != p)
+			pp = &(*pp)->lnext;
+		*pp = p->lnext;
 		retire(t, p);
+	}
 	if (t->n_live + 1 > t->pcap && grow_pids(t))
 		return NULL;
 	p = t->free_procs;

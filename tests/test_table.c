@@ -1,0 +1,258 @@
+#include <string.h>
+
+#include "check.h"
+#include "counting_alloc.h"
+#include "memz/table.h"
+
+#define MiB (1024.0 * 1024.0)
+
+static struct memz_proc *put(struct memz_table *t, int pid,
+			     unsigned long long start, const char *name,
+			     int ppid, double pss)
+{
+	bool is_new;
+	struct memz_proc *p = memz_table_get(t, pid, start, &is_new);
+
+	memz_table_set_name(t, p, name, strlen(name));
+	p->ppid = ppid;
+	p->mem.pss = (uint64_t)pss;
+	p->mem.rss = (uint64_t)pss;
+	p->mem.pss_anon = (uint64_t)pss;
+	p->has_sample = true;
+	return p;
+}
+
+static struct memz_group *group_named(const struct memz_table_view *v,
+				      const char *name)
+{
+	for (size_t i = 0; i < v->n_groups; i++)
+		if (!strcmp(v->groups[i]->name, name))
+			return v->groups[i];
+	return NULL;
+}
+
+static void identity(void)
+{
+	struct memz_settings s;
+	struct memz_table *t;
+	struct memz_table_view v;
+	struct memz_proc *a, *b;
+	bool is_new;
+
+	memz_settings_init(&s);
+	CHECK_INT(memz_table_new(&t, &s, memz_allocator_libc()), 0);
+	memz_table_view_init(&v);
+
+	memz_table_begin(t, 0);
+	a = memz_table_get(t, 100, 5000, &is_new);
+	CHECK(is_new);
+	CHECK_INT(a->statm_fd, -1);
+	memz_table_set_name(t, a, "x", 1);
+	a->has_sample = true;
+	b = put(t, 101, 5001, "x", 100, 1 * MiB);
+	CHECK(a->name == b->name); /* interned: one copy */
+	CHECK_INT(memz_table_end(t, &v), 0);
+	CHECK_INT(v.n_procs, 2);
+	CHECK_INT(v.vanished, 0);
+
+	/* same identity next cycle: same entry, not new */
+	memz_table_begin(t, 1);
+	CHECK(memz_table_get(t, 100, 5000, &is_new) == a);
+	CHECK(!is_new);
+	a->has_sample = true;
+	/* 101 not seen: swept */
+	CHECK_INT(memz_table_end(t, &v), 0);
+	CHECK_INT(v.vanished, 1);
+	CHECK_INT(v.n_procs, 1);
+	CHECK(memz_table_find(t, 101) == NULL);
+
+	/* pid 100 reused by a process with another start time */
+	memz_table_begin(t, 2);
+	b = memz_table_get(t, 100, 9999, &is_new);
+	CHECK(is_new);
+	CHECK_U64(b->start, 9999);
+	CHECK_INT(b->det.verdict.samples, 0);
+	memz_table_set_name(t, b, "y", 1);
+	b->has_sample = true;
+	CHECK_INT(memz_table_end(t, &v), 0);
+	CHECK_INT(v.n_procs, 1);
+	CHECK_STR(v.procs[0]->name, "y");
+	memz_table_free(&t);
+	CHECK(t == NULL);
+}
+
+/* A leaking process is flagged, a pid reuse clears it (the leaker is gone),
+ * and an exit while flagged clears too. */
+static void events(void)
+{
+	struct memz_settings s;
+	struct memz_table *t;
+	struct memz_table_view v;
+	int leak_t = -1, clears = 0;
+
+	memz_settings_init(&s);
+	s.group_by = MEMZ_GROUP_NONE;
+	memz_table_new(&t, &s, memz_allocator_libc());
+	memz_table_view_init(&v);
+	for (int i = 0; i < 30; i++) {
+		memz_table_begin(t, i);
+		put(t, 7, 1, "leaky", 1, 100 * MiB + i * 1 * MiB);
+		memz_table_end(t, &v);
+		for (size_t e = 0; e < v.n_events; e++)
+			if (v.events[e].kind == MEMZ_EVENT_LEAK && leak_t < 0) {
+				leak_t = i;
+				CHECK_INT(v.events[e].pid, 7);
+				CHECK_STR(v.events[e].name, "leaky");
+				CHECK(!v.events[e].is_group);
+				CHECK_NEAR(v.events[e].verdict.rate_bps, MiB, MiB / 10);
+			}
+	}
+	CHECK(leak_t >= 7 && leak_t <= 12);
+	CHECK_INT(v.leak_suspects, 1);
+
+	/* reuse: a different process behind pid 7 */
+	memz_table_begin(t, 30);
+	put(t, 7, 2, "other", 1, 10 * MiB);
+	memz_table_end(t, &v);
+	for (size_t e = 0; e < v.n_events; e++)
+		if (v.events[e].kind == MEMZ_EVENT_CLEAR) {
+			clears++;
+			CHECK_U64(v.events[e].start, 1);
+			CHECK_STR(v.events[e].name, "leaky");
+		}
+	CHECK_INT(clears, 1);
+	CHECK_INT(v.leak_suspects, 0);
+	memz_table_free(&t);
+}
+
+/* A group whose total grows only because members join is not leaking; a
+ * group whose members grow is. */
+static void groups(void)
+{
+	struct memz_settings s;
+	struct memz_table *t;
+	struct memz_table_view v;
+	unsigned leaks = 0;
+	struct memz_group *g;
+
+	memz_settings_init(&s);
+	s.top_groups = 1;
+	memz_settings_set(&s, "Process", "small", NULL, 0);
+	memz_table_new(&t, &s, memz_allocator_libc());
+	memz_table_view_init(&v);
+	for (int i = 0; i < 40; i++) {
+		memz_table_begin(t, i);
+		/* one worker of 20 MiB more each cycle, each flat */
+		for (int w = 0; w <= i; w++)
+			put(t, 1000 + w, 1, "worker", 1, 20 * MiB);
+		put(t, 50, 1, "small", 1, 2 * MiB);
+		put(t, 51, 1, "tiny", 1, 1 * MiB);
+		memz_table_end(t, &v);
+		for (size_t e = 0; e < v.n_events; e++)
+			leaks += v.events[e].kind == MEMZ_EVENT_LEAK;
+	}
+	CHECK_INT(leaks, 0);
+	g = group_named(&v, "worker");
+	CHECK(g != NULL);
+	CHECK_INT(g->members, 40);
+	CHECK_U64(g->pss, 40 * 20 * (uint64_t)MiB);
+	CHECK(g->reported);          /* largest, within TopGroups=1 */
+	CHECK(group_named(&v, "small")->reported); /* selected by Process */
+	CHECK(!group_named(&v, "tiny")->reported);
+	CHECK(v.groups[0] == g);     /* sorted by PSS */
+
+	/* members leave: not a leak either, and the group never flags */
+	for (int i = 40; i < 60; i++) {
+		memz_table_begin(t, i);
+		for (int w = 0; w < 60 - i; w++)
+			put(t, 1000 + w, 1, "worker", 1, 20 * MiB);
+		put(t, 50, 1, "small", 1, 2 * MiB);
+		memz_table_end(t, &v);
+		for (size_t e = 0; e < v.n_events; e++)
+			leaks += v.events[e].kind == MEMZ_EVENT_LEAK;
+	}
+	CHECK_INT(leaks, 0);
+	CHECK(group_named(&v, "tiny") == NULL); /* empty group swept */
+
+	/* three members each growing 512 KiB/s: the group leaks */
+	for (int i = 60; i < 90; i++) {
+		memz_table_begin(t, i);
+		for (int w = 0; w < 3; w++)
+			put(t, 2000 + w, 1, "grower", 1,
+			    50 * MiB + (i - 60) * 512 * 1024.0);
+		memz_table_end(t, &v);
+		for (size_t e = 0; e < v.n_events; e++)
+			if (v.events[e].kind == MEMZ_EVENT_LEAK &&
+			    v.events[e].is_group) {
+				leaks++;
+				CHECK_STR(v.events[e].name, "grower");
+				CHECK_NEAR(v.events[e].verdict.rate_bps, 1.5 * MiB,
+					   0.2 * MiB);
+			}
+	}
+	CHECK_INT(leaks, 1);
+	memz_table_free(&t);
+}
+
+static void subtree(void)
+{
+	struct memz_settings s;
+	struct memz_table *t;
+	struct memz_table_view v;
+	struct memz_proc *init, *a, *b, *c;
+
+	memz_settings_init(&s);
+	memz_table_new(&t, &s, memz_allocator_libc());
+	memz_table_view_init(&v);
+	memz_table_begin(t, 0);
+	init = put(t, 1, 1, "init", 0, 1 * MiB);
+	a = put(t, 10, 1, "a", 1, 2 * MiB);
+	b = put(t, 11, 1, "b", 10, 4 * MiB);
+	c = put(t, 12, 1, "c", 11, 8 * MiB);
+	memz_table_end(t, &v);
+	CHECK_U64(c->subtree_pss, 8 * MiB);
+	CHECK_U64(b->subtree_pss, 12 * MiB);
+	CHECK_U64(a->subtree_pss, 14 * MiB);
+	CHECK_U64(init->subtree_pss, 15 * MiB);
+	CHECK_INT(init->descendants, 3);
+	CHECK_INT(c->descendants, 0);
+	memz_table_free(&t);
+}
+
+/* Once the table has seen its largest population, cycles allocate nothing,
+ * even while processes come and go. */
+static void no_alloc(void)
+{
+	struct counting c = { 0, 0, 0 };
+	struct memz_allocator a = { counting_realloc, &c };
+	struct memz_settings s;
+	struct memz_table *t;
+	struct memz_table_view v;
+	unsigned long before;
+
+	memz_settings_init(&s);
+	memz_table_new(&t, &s, &a);
+	memz_table_view_init(&v);
+	for (int i = 0; i < 100; i++) {
+		if (i == 50)
+			before = c.allocs;
+		memz_table_begin(t, i);
+		for (int w = 0; w < 200; w++)
+			put(t, 100 + w + (i % 3) * 7, 1, w % 2 ? "odd" : "even", 1,
+			    (w + 1) * MiB);
+		memz_table_end(t, &v);
+	}
+	CHECK_INT(c.allocs - before, 0);
+	memz_table_free(&t);
+	CHECK_INT(c.live, 0);
+}
+
+int main(void)
+{
+	identity();
+	events();
+	groups();
+	subtree();
+	no_alloc();
+	return check_status();
+}
