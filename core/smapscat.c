@@ -1,0 +1,403 @@
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "memz/readbuf.h"
+#include "memz/smapscat.h"
+
+static const char *const cat_names[MEMZ_CAT_COUNT] = {
+	"kernel", "heap", "stack", "exe", "shmem",
+	"device", "lib",  "file",  "anon",
+};
+
+static const char *const cat_labels[MEMZ_CAT_COUNT] = {
+	"kernel special", "heap",   "thread stacks",  "executable",
+	"shared memory",  "devices and graphics", "shared libraries",
+	"other files",    "other anonymous",
+};
+
+const char *memz_mapcat_name(enum memz_mapcat c)
+{
+	return (unsigned)c < MEMZ_CAT_COUNT ? cat_names[c] : "?";
+}
+
+const char *memz_mapcat_label(enum memz_mapcat c)
+{
+	return (unsigned)c < MEMZ_CAT_COUNT ? cat_labels[c] : "?";
+}
+
+int memz_mapcat_parse(const char *name)
+{
+	for (int i = 0; i < MEMZ_CAT_COUNT; i++)
+		if (!strcmp(name, cat_names[i]))
+			return i;
+	return -1;
+}
+
+static bool starts(const char *s, const char *prefix)
+{
+	return !strncmp(s, prefix, strlen(prefix));
+}
+
+static bool is_anon(const struct memz_mapping *m)
+{
+	return m->path[0] == '\0' && m->inode == 0;
+}
+
+/* A PROT_NONE private anonymous mapping small enough to be a stack guard. */
+static bool is_guard(const struct memz_mapping *m)
+{
+	return m && is_anon(m) && !strcmp(m->perms, "---p") &&
+	       m->end - m->start <= MEMZ_GUARD_MAX;
+}
+
+static bool is_stack_body(const struct memz_mapping *m)
+{
+	return m && is_anon(m) && m->perms[0] == 'r' && m->perms[1] == 'w' &&
+	       m->perms[3] == 'p';
+}
+
+static bool has_vmflag(const struct memz_mapping *m, const char *flag)
+{
+	size_t n = strlen(flag);
+
+	for (const char *p = m->vm_flags; *p;) {
+		while (*p == ' ')
+			p++;
+		size_t w = strcspn(p, " ");
+		if (w == n && !strncmp(p, flag, n))
+			return true;
+		p += w;
+	}
+	return false;
+}
+
+static bool is_stack(const struct memz_mapping *m,
+		     const struct memz_mapping *prev,
+		     const struct memz_mapping *next)
+{
+	const char *p = m->path;
+
+	if (starts(p, "[stack]") || starts(p, "[stack:") ||
+	    starts(p, "[anon:stack") || starts(p, "[anon:thread stack"))
+		return true;
+	if (has_vmflag(m, "gd"))
+		return true;
+	if (is_stack_body(m) && is_guard(prev) && prev->end == m->start)
+		return true;
+	return is_guard(m) && is_stack_body(next) && m->end == next->start;
+}
+
+/* Length of p without a trailing " (deleted)". */
+static size_t live_len(const char *p)
+{
+	static const char del[] = " (deleted)";
+	size_t n = strlen(p);
+
+	if (n >= sizeof del - 1 && !strcmp(p + n - (sizeof del - 1), del))
+		n -= sizeof del - 1;
+	return n;
+}
+
+static bool is_exe(const char *path, const char *exe)
+{
+	size_t n, e;
+
+	if (!exe || !*exe || path[0] == '\0' || path[0] == '[')
+		return false;
+	n = live_len(path);
+	e = live_len(exe);
+	return n == e && !memcmp(path, exe, n);
+}
+
+static bool is_shmem(const struct memz_mapping *m)
+{
+	const char *p = m->path;
+
+	if (starts(p, "/dev/shm/") || starts(p, "/SYSV") ||
+	    starts(p, "/memfd:") || starts(p, "memfd:") ||
+	    starts(p, "[anon_shmem") || starts(p, "/dev/zero"))
+		return true;
+	return m->perms[3] == 's' && p[0] == '\0';
+}
+
+static bool is_device(const char *p)
+{
+	return starts(p, "/dev/") || starts(p, "/drm mm object") ||
+	       starts(p, "/dmabuf:") || starts(p, "anon_inode:");
+}
+
+static bool is_lib(const char *p)
+{
+	const char *base = strrchr(p, '/');
+	const char *s;
+
+	base = base ? base + 1 : p;
+	if (starts(base, "ld-"))
+		return true;
+	for (s = strstr(base, ".so"); s; s = strstr(s + 1, ".so"))
+		if (s[3] == '\0' || s[3] == '.' || s[3] == ' ')
+			return true;
+	return false;
+}
+
+enum memz_mapcat memz_mapcat_classify(const struct memz_mapping *m,
+				      const struct memz_mapping *prev,
+				      const struct memz_mapping *next,
+				      const char *exe_path)
+{
+	const char *p = m->path;
+
+	if (!strcmp(p, "[vdso]") || !strcmp(p, "[vvar]") ||
+	    !strcmp(p, "[vvar_vclock]") || !strcmp(p, "[vsyscall]") ||
+	    !strcmp(p, "[uprobes]"))
+		return MEMZ_CAT_KERNEL;
+	if (!strcmp(p, "[heap]") || starts(p, "[anon:libc_malloc"))
+		return MEMZ_CAT_HEAP;
+	if (is_stack(m, prev, next))
+		return MEMZ_CAT_STACK;
+	if (is_exe(p, exe_path))
+		return MEMZ_CAT_EXE;
+	if (is_shmem(m))
+		return MEMZ_CAT_SHMEM;
+	if (is_device(p))
+		return MEMZ_CAT_DEVICE;
+	if (p[0] == '/' && is_lib(p))
+		return MEMZ_CAT_LIB;
+	if (p[0] == '/')
+		return MEMZ_CAT_FILE;
+	return MEMZ_CAT_ANON;
+}
+
+void memz_smapscat_init(struct memz_smapscat *s)
+{
+	memset(s, 0, sizeof *s);
+}
+
+static void sum_add(struct memz_catsum *c, const struct memz_mapping *m)
+{
+	c->count++;
+	c->size += m->size;
+	c->rss += m->rss;
+	c->pss += m->pss;
+	c->private_dirty += m->private_dirty;
+	c->swap += m->swap;
+}
+
+void memz_smapscat_add(struct memz_smapscat *s, const struct memz_mapping *m,
+		       enum memz_mapcat c)
+{
+	if ((unsigned)c >= MEMZ_CAT_COUNT)
+		c = MEMZ_CAT_ANON;
+	sum_add(&s->cat[c], m);
+	sum_add(&s->total, m);
+}
+
+/* A three-mapping window: fn sees a mapping once its successor is known. */
+struct walk {
+	struct memz_mapping win[3];
+	unsigned n; /* mappings seen so far */
+	const char *exe;
+	int (*fn)(const struct memz_mapping *, enum memz_mapcat, void *);
+	void *ctx;
+};
+
+static int walk_emit(struct walk *w, const struct memz_mapping *next)
+{
+	const struct memz_mapping *cur = &w->win[(w->n - 1) % 3];
+	const struct memz_mapping *prev =
+		w->n >= 2 ? &w->win[(w->n - 2) % 3] : NULL;
+
+	return w->fn(cur, memz_mapcat_classify(cur, prev, next, w->exe),
+		     w->ctx);
+}
+
+static int walk_one(const struct memz_mapping *m, void *ctx)
+{
+	struct walk *w = ctx;
+	int rc;
+
+	if (w->n > 0) {
+		rc = walk_emit(w, m);
+		if (rc)
+			return rc;
+	}
+	w->win[w->n % 3] = *m;
+	w->n++;
+	return 0;
+}
+
+int memz_smapscat_walk(const char *buf, size_t len, const char *exe_path,
+		       int (*fn)(const struct memz_mapping *m,
+				 enum memz_mapcat c, void *ctx),
+		       void *ctx)
+{
+	struct walk w = { .exe = exe_path, .fn = fn, .ctx = ctx };
+	int rc = memz_parse_smaps(buf, len, walk_one, &w);
+
+	if (rc)
+		return rc;
+	return w.n ? walk_emit(&w, NULL) : 0;
+}
+
+bool memz_mapfilter_match(const struct memz_mapfilter *f,
+			  const struct memz_mapping *m, enum memz_mapcat c)
+{
+	if (f->cats && !(f->cats & (1u << c)))
+		return false;
+	if ((f->perms & MEMZ_MAPF_WRITABLE) && m->perms[1] != 'w')
+		return false;
+	if ((f->perms & MEMZ_MAPF_EXEC) && m->perms[2] != 'x')
+		return false;
+	if ((f->perms & MEMZ_MAPF_SHARED) && m->perms[3] != 's')
+		return false;
+	if ((f->perms & MEMZ_MAPF_PRIVATE) && m->perms[3] != 'p')
+		return false;
+	return true;
+}
+
+void memz_inspect_init(struct memz_inspect *ins)
+{
+	memset(ins, 0, sizeof *ins);
+}
+
+void memz_inspect_release(struct memz_inspect *ins,
+			  const struct memz_allocator *a)
+{
+	memz_free(a, &ins->maps);
+	memz_free(a, &ins->buf);
+	ins->n_maps = ins->cap_maps = ins->buf_cap = 0;
+}
+
+struct keep {
+	struct memz_inspect *ins;
+	const struct memz_allocator *a;
+};
+
+static int keep_one(const struct memz_mapping *m, enum memz_mapcat c,
+		    void *ctx)
+{
+	struct keep *k = ctx;
+	struct memz_inspect *ins = k->ins;
+
+	if (memz_grow(k->a, &ins->maps, &ins->cap_maps, ins->n_maps + 1,
+		      sizeof *ins->maps))
+		return -ENOMEM;
+	ins->maps[ins->n_maps].m = *m;
+	ins->maps[ins->n_maps].cat = c;
+	ins->n_maps++;
+	memz_smapscat_add(&ins->cats, m, c);
+	return 0;
+}
+
+/* Small per-pid files go through one stack buffer. */
+static int read_small(int dirfd, const char *name, char *buf, size_t cap,
+		      size_t *len)
+{
+	return memz_read_file_at(dirfd, name, buf, cap, len);
+}
+
+static void read_system_times(int rootfd, struct memz_inspect *ins)
+{
+	char buf[8192];
+	size_t len;
+	const char *p;
+
+	if (!read_small(rootfd, "uptime", buf, sizeof buf, &len))
+		ins->uptime_s = strtod(buf, NULL);
+	/* /proc/stat can outgrow any fixed buffer on big machines; only btime
+	 * matters here and a truncated read simply leaves it unknown. */
+	if (!read_small(rootfd, "stat", buf, sizeof buf, &len) &&
+	    (p = strstr(buf, "\nbtime ")))
+		ins->boot_time = strtoll(p + 7, NULL, 10);
+}
+
+static int read_pid(struct memz_inspect *ins, int rootfd, int dirfd,
+		    const struct memz_allocator *a, const char **what)
+{
+	char buf[8192];
+	size_t len;
+	ssize_t n;
+	int rc;
+
+	*what = "stat";
+	rc = read_small(dirfd, "stat", buf, sizeof buf, &len);
+	if (rc || (rc = memz_parse_stat(buf, len, &ins->stat)))
+		return rc;
+	*what = "status";
+	rc = read_small(dirfd, "status", buf, sizeof buf, &len);
+	if (rc || (rc = memz_parse_status(buf, len, &ins->status)))
+		return rc;
+	*what = "oom_score_adj";
+	rc = read_small(dirfd, "oom_score_adj", buf, sizeof buf, &len);
+	if (rc || (rc = memz_parse_oom_score_adj(buf, len, &ins->oom_score_adj)))
+		return rc;
+	n = readlinkat(dirfd, "exe", ins->exe, sizeof ins->exe - 1);
+	ins->exe[n > 0 ? n : 0] = '\0';
+	*what = "smaps_rollup";
+	rc = read_small(dirfd, "smaps_rollup", buf, sizeof buf, &len);
+	if (!rc && !(rc = memz_parse_rollup(buf, len, &ins->rollup)))
+		ins->has_rollup = true;
+	else if (rc != -ENOENT)
+		return rc;
+	*what = "smaps";
+	rc = memz_read_file_grow(a, dirfd, "smaps", &ins->buf, &ins->buf_cap,
+				 &len);
+	if (rc)
+		return rc;
+	struct keep k = { ins, a };
+	rc = memz_smapscat_walk(ins->buf, len, ins->exe, keep_one, &k);
+	if (rc)
+		return rc;
+	read_system_times(rootfd, ins);
+	*what = NULL;
+	return 0;
+}
+
+int memz_inspect_read(struct memz_inspect *ins, const char *proc_root,
+		      int pid, const struct memz_allocator *a,
+		      const char **what)
+{
+	char name[24];
+	int rootfd, dirfd, rc;
+
+	ins->pid = pid;
+	ins->n_maps = 0;
+	ins->has_rollup = false;
+	ins->exe[0] = '\0';
+	ins->uptime_s = 0;
+	ins->boot_time = 0;
+	ins->clk_tck = sysconf(_SC_CLK_TCK);
+	memz_smapscat_init(&ins->cats);
+	*what = "proc root";
+	rootfd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return -errno;
+	*what = "process";
+	snprintf(name, sizeof name, "%d", pid);
+	dirfd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0) {
+		rc = -errno;
+		close(rootfd);
+		return rc;
+	}
+	rc = read_pid(ins, rootfd, dirfd, a, what);
+	close(dirfd);
+	close(rootfd);
+	return rc;
+}
+
+double memz_inspect_age(const struct memz_inspect *ins)
+{
+	double start;
+
+	if (ins->clk_tck <= 0 || ins->uptime_s <= 0)
+		return 0;
+	start = (double)ins->stat.start_time / (double)ins->clk_tck;
+	return ins->uptime_s > start ? ins->uptime_s - start : 0;
+}

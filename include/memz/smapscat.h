@@ -1,0 +1,174 @@
+/*
+ * smapscat.h - one process's memory by mapping category, from full smaps.
+ *
+ * Shared by `memz inspect` and the netdata plugin's memz-inspect function,
+ * so both name the same bytes the same way.
+ *
+ * Every mapping lands in exactly one category: the first rule that matches,
+ * in this order (the enum's order is the precedence):
+ *
+ *  1. kernel  [vdso], [vvar], [vvar_vclock], [vsyscall], [uprobes]: pages the
+ *             kernel maps into every process; tiny, not the process's doing.
+ *  2. heap    [heap] (brk), and [anon:libc_malloc*] names.
+ *  3. stack   [stack] (the main thread), [stack:N] (old kernels),
+ *             [anon:stack*] / [anon:thread stack*] names, VmFlags "gd"
+ *             (grows down), and the thread-stack shape below.
+ *  4. exe     a file mapping whose path is the executable's (exe_path given
+ *             by the caller; a " (deleted)" suffix is ignored on both).
+ *  5. shmem   /dev/shm/, /SYSV (SysV segments), /memfd: and memfd:,
+ *             [anon_shmem*], /dev/zero and every shared ('s') mapping
+ *             without a file: memory meant to be shared between processes.
+ *  6. device  any other /dev/ path (/dev/dri render nodes, /dev/nvidia*,
+ *             /dev/kgsl*, ...), /drm mm object, /dmabuf:, anon_inode:*
+ *             (dmabuf, perf and io_uring rings): driver and graphics memory.
+ *  7. lib     a path whose last component holds ".so" at its end or before
+ *             a '.' ("libc.so.6", "x.so (deleted)"), or starts "ld-".
+ *  8. file    any other path starting with '/': data files, fonts, locales.
+ *  9. anon    everything else: no path, or a named anonymous region.
+ *
+ * Thread stacks: pthread stacks are anonymous, so smaps only shows their
+ * shape. glibc and musl mmap the stack and mprotect its lowest page(s) to
+ * PROT_NONE as a guard, which gives a small "---p" anonymous mapping
+ * (at most MEMZ_GUARD_MAX) immediately followed, at the adjacent address, by
+ * a private writable anonymous mapping. The writable part and its guard are
+ * both stack. malloc arenas have the opposite order (the writable part below
+ * its PROT_NONE reserve, which is also much larger than a guard), so they
+ * stay anon.
+ */
+#ifndef MEMZ_SMAPSCAT_H
+#define MEMZ_SMAPSCAT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memz/alloc.h"
+#include "memz/procfs.h"
+
+#define MEMZ_GUARD_MAX (64 * 1024)
+
+enum memz_mapcat {
+	MEMZ_CAT_KERNEL,
+	MEMZ_CAT_HEAP,
+	MEMZ_CAT_STACK,
+	MEMZ_CAT_EXE,
+	MEMZ_CAT_SHMEM,
+	MEMZ_CAT_DEVICE,
+	MEMZ_CAT_LIB,
+	MEMZ_CAT_FILE,
+	MEMZ_CAT_ANON,
+	MEMZ_CAT_COUNT
+};
+
+/* Short stable name ("heap", "stack", "lib", ...) and a human label. */
+const char *memz_mapcat_name(enum memz_mapcat c);
+const char *memz_mapcat_label(enum memz_mapcat c);
+/* By short name; -1 when unknown. */
+int memz_mapcat_parse(const char *name);
+
+/*
+ * Classify m. prev and next are the mappings just below and above it in
+ * smaps order (NULL at either end); only the thread-stack rule looks at
+ * them. exe_path may be NULL or "" (then nothing is exe).
+ */
+enum memz_mapcat memz_mapcat_classify(const struct memz_mapping *m,
+				      const struct memz_mapping *prev,
+				      const struct memz_mapping *next,
+				      const char *exe_path);
+
+struct memz_catsum {
+	unsigned count;
+	uint64_t size, rss, pss, private_dirty, swap;
+};
+
+struct memz_smapscat {
+	struct memz_catsum cat[MEMZ_CAT_COUNT];
+	struct memz_catsum total;
+};
+
+void memz_smapscat_init(struct memz_smapscat *s);
+void memz_smapscat_add(struct memz_smapscat *s, const struct memz_mapping *m,
+		       enum memz_mapcat c);
+
+/*
+ * Parse a full smaps text and call fn(m, category, ctx) for every mapping in
+ * file order (the classification needs each mapping's neighbours, so fn runs
+ * one mapping behind the parser). Stops and returns fn's value if non-zero;
+ * otherwise 0 or -EINVAL on malformed smaps. Allocates nothing.
+ */
+int memz_smapscat_walk(const char *buf, size_t len, const char *exe_path,
+		       int (*fn)(const struct memz_mapping *m,
+				 enum memz_mapcat c, void *ctx),
+		       void *ctx);
+
+/*
+ * Which mappings a viewer asked for. Category flags (bits of 1 << cat) are
+ * alternatives: a mapping in any of them passes; 0 means every category.
+ * Permission requirements must all hold.
+ */
+enum {
+	MEMZ_MAPF_WRITABLE = 1 << 0,
+	MEMZ_MAPF_EXEC = 1 << 1,
+	MEMZ_MAPF_SHARED = 1 << 2,
+	MEMZ_MAPF_PRIVATE = 1 << 3,
+};
+
+struct memz_mapfilter {
+	unsigned cats;  /* 1u << MEMZ_CAT_*, ORed */
+	unsigned perms; /* MEMZ_MAPF_*, ORed */
+};
+
+/* The category bits --anon and --file stand for. */
+#define MEMZ_CATS_ANON                                                       \
+	((1u << MEMZ_CAT_HEAP) | (1u << MEMZ_CAT_STACK) | (1u << MEMZ_CAT_ANON))
+#define MEMZ_CATS_FILE                                                       \
+	((1u << MEMZ_CAT_EXE) | (1u << MEMZ_CAT_LIB) | (1u << MEMZ_CAT_FILE))
+
+bool memz_mapfilter_match(const struct memz_mapfilter *f,
+			  const struct memz_mapping *m, enum memz_mapcat c);
+
+/*
+ * Everything `inspect` shows about one live process, read from
+ * <proc_root>/<pid>/: stat, status, oom_score_adj, smaps_rollup, exe and
+ * full smaps (every mapping kept, classified). System uptime and boot time
+ * come from <proc_root>/uptime and <proc_root>/stat.
+ */
+struct memz_inspect_map {
+	struct memz_mapping m;
+	enum memz_mapcat cat;
+};
+
+struct memz_inspect {
+	int pid;
+	struct memz_pstat stat;
+	struct memz_pstatus status;
+	struct memz_rollup rollup;
+	bool has_rollup; /* smaps_rollup readable (kernels >= 4.14) */
+	int oom_score_adj;
+	char exe[512]; /* full exe path; "" when unreadable */
+	double uptime_s;   /* system uptime at the read */
+	long long boot_time; /* epoch seconds (btime); 0 if unknown */
+	long clk_tck;
+	struct memz_smapscat cats;
+	struct memz_inspect_map *maps;
+	size_t n_maps, cap_maps;
+	char *buf; /* smaps text, kept for reuse */
+	size_t buf_cap;
+};
+
+void memz_inspect_init(struct memz_inspect *ins);
+/*
+ * Read pid. Returns 0; -ENOENT or -ESRCH when the process is gone; -EACCES
+ * when its smaps is private; -EINVAL on malformed files; -ENOMEM.
+ * *what names the file that failed ("smaps", "stat", ...).
+ */
+int memz_inspect_read(struct memz_inspect *ins, const char *proc_root,
+		      int pid, const struct memz_allocator *a,
+		      const char **what);
+void memz_inspect_release(struct memz_inspect *ins,
+			  const struct memz_allocator *a);
+
+/* Seconds the process has been running (uptime minus its start). */
+double memz_inspect_age(const struct memz_inspect *ins);
+
+#endif

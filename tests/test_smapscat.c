@@ -1,0 +1,287 @@
+/* test_smapscat.c - the mapping taxonomy: each rule, its precedence, the
+ * thread-stack shape, filters, and sums over a whole smaps text. */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "check.h"
+#include "memz/smapscat.h"
+
+static struct memz_mapping map(uint64_t start, uint64_t end, const char *perms,
+			       uint64_t inode, const char *path)
+{
+	struct memz_mapping m;
+
+	memset(&m, 0, sizeof m);
+	m.start = start;
+	m.end = end;
+	m.size = end - start;
+	m.inode = inode;
+	snprintf(m.perms, sizeof m.perms, "%s", perms);
+	snprintf(m.path, sizeof m.path, "%s", path);
+	return m;
+}
+
+static enum memz_mapcat cls(const char *perms, uint64_t inode,
+			    const char *path)
+{
+	struct memz_mapping m = map(0x1000, 0x3000, perms, inode, path);
+
+	return memz_mapcat_classify(&m, NULL, NULL, "/usr/bin/app");
+}
+
+static void test_rules(void)
+{
+	CHECK_INT(cls("r-xp", 0, "[vdso]"), MEMZ_CAT_KERNEL);
+	CHECK_INT(cls("r--p", 0, "[vvar]"), MEMZ_CAT_KERNEL);
+	CHECK_INT(cls("--xp", 0, "[vsyscall]"), MEMZ_CAT_KERNEL);
+	CHECK_INT(cls("rw-p", 0, "[heap]"), MEMZ_CAT_HEAP);
+	CHECK_INT(cls("rw-p", 0, "[stack]"), MEMZ_CAT_STACK);
+	CHECK_INT(cls("rw-p", 0, "[stack:1234]"), MEMZ_CAT_STACK);
+	CHECK_INT(cls("rw-p", 0, "[anon:stack_and_tls:77]"), MEMZ_CAT_STACK);
+	CHECK_INT(cls("r-xp", 12, "/usr/bin/app"), MEMZ_CAT_EXE);
+	CHECK_INT(cls("r--p", 12, "/usr/bin/app (deleted)"), MEMZ_CAT_EXE);
+	CHECK_INT(cls("r--p", 12, "/usr/bin/app2"), MEMZ_CAT_FILE);
+	CHECK_INT(cls("rw-s", 9, "/dev/shm/pulse-shm-1"), MEMZ_CAT_SHMEM);
+	CHECK_INT(cls("rw-s", 9, "/SYSV00000000 (deleted)"), MEMZ_CAT_SHMEM);
+	CHECK_INT(cls("rw-s", 9, "/memfd:wayland (deleted)"), MEMZ_CAT_SHMEM);
+	CHECK_INT(cls("rw-s", 9, "/dev/zero (deleted)"), MEMZ_CAT_SHMEM);
+	CHECK_INT(cls("rw-s", 0, ""), MEMZ_CAT_SHMEM);
+	CHECK_INT(cls("rw-s", 0, "[anon_shmem:ring]"), MEMZ_CAT_SHMEM);
+	CHECK_INT(cls("rw-s", 9, "/dev/dri/renderD128"), MEMZ_CAT_DEVICE);
+	CHECK_INT(cls("rw-s", 9, "/dev/nvidia0"), MEMZ_CAT_DEVICE);
+	CHECK_INT(cls("rw-s", 9, "anon_inode:dmabuf"), MEMZ_CAT_DEVICE);
+	CHECK_INT(cls("r-xp", 9, "/usr/lib/libc.so.6"), MEMZ_CAT_LIB);
+	CHECK_INT(cls("r-xp", 9, "/opt/x/plugin.so"), MEMZ_CAT_LIB);
+	CHECK_INT(cls("r-xp", 9, "/opt/x/plugin.so (deleted)"), MEMZ_CAT_LIB);
+	CHECK_INT(cls("r-xp", 9, "/lib64/ld-linux-x86-64.so.2"), MEMZ_CAT_LIB);
+	/* ".so" inside a word is not a library */
+	CHECK_INT(cls("r--p", 9, "/data/x.socket.db"), MEMZ_CAT_FILE);
+	CHECK_INT(cls("r--p", 9, "/a.so.d/readme"), MEMZ_CAT_FILE);
+	CHECK_INT(cls("r--p", 9, "/usr/share/locale/C.UTF-8"), MEMZ_CAT_FILE);
+	CHECK_INT(cls("rw-p", 0, ""), MEMZ_CAT_ANON);
+	CHECK_INT(cls("rw-p", 0, "[anon:arena]"), MEMZ_CAT_ANON);
+}
+
+static void test_precedence(void)
+{
+	struct memz_mapping m;
+
+	/* an executable that lives in /dev/shm is the executable */
+	m = map(0x1000, 0x2000, "r-xp", 5, "/dev/shm/run");
+	CHECK_INT(memz_mapcat_classify(&m, NULL, NULL, "/dev/shm/run"),
+		  MEMZ_CAT_EXE);
+	/* a library as the main program is the executable, not a library */
+	m = map(0x1000, 0x2000, "r-xp", 5, "/lib64/ld-linux-x86-64.so.2");
+	CHECK_INT(memz_mapcat_classify(&m, NULL, NULL,
+				       "/lib64/ld-linux-x86-64.so.2"),
+		  MEMZ_CAT_EXE);
+	/* with no exe known nothing is the executable */
+	m = map(0x1000, 0x2000, "r-xp", 5, "/usr/bin/app");
+	CHECK_INT(memz_mapcat_classify(&m, NULL, NULL, NULL), MEMZ_CAT_FILE);
+	CHECK_INT(memz_mapcat_classify(&m, NULL, NULL, ""), MEMZ_CAT_FILE);
+	/* grows-down beats a device path */
+	m = map(0x1000, 0x2000, "rw-p", 0, "");
+	snprintf(m.vm_flags, sizeof m.vm_flags, "rd wr mr mw me gd ac");
+	CHECK_INT(memz_mapcat_classify(&m, NULL, NULL, NULL), MEMZ_CAT_STACK);
+	/* "gd" must be a whole flag, not part of one */
+	snprintf(m.vm_flags, sizeof m.vm_flags, "rd wr gdx ac");
+	CHECK_INT(memz_mapcat_classify(&m, NULL, NULL, NULL), MEMZ_CAT_ANON);
+}
+
+static void test_thread_stack_shape(void)
+{
+	struct memz_mapping guard = map(0x10000, 0x11000, "---p", 0, "");
+	struct memz_mapping body = map(0x11000, 0x811000, "rw-p", 0, "");
+	struct memz_mapping gap = map(0x12000, 0x812000, "rw-p", 0, "");
+	struct memz_mapping arena = map(0x7f0000000000, 0x7f0000021000, "rw-p",
+					0, "");
+	struct memz_mapping reserve = map(0x7f0000021000, 0x7f0004000000,
+					  "---p", 0, "");
+	struct memz_mapping big = map(0x0, 0x11000, "---p", 0, "");
+
+	CHECK_INT(memz_mapcat_classify(&body, &guard, NULL, NULL),
+		  MEMZ_CAT_STACK);
+	CHECK_INT(memz_mapcat_classify(&guard, NULL, &body, NULL),
+		  MEMZ_CAT_STACK);
+	/* not adjacent: no shape */
+	CHECK_INT(memz_mapcat_classify(&gap, &guard, NULL, NULL),
+		  MEMZ_CAT_ANON);
+	CHECK_INT(memz_mapcat_classify(&guard, NULL, &gap, NULL),
+		  MEMZ_CAT_ANON);
+	/* malloc arena: writable below a large reserve */
+	CHECK_INT(memz_mapcat_classify(&arena, NULL, &reserve, NULL),
+		  MEMZ_CAT_ANON);
+	CHECK_INT(memz_mapcat_classify(&reserve, &arena, NULL, NULL),
+		  MEMZ_CAT_ANON);
+	/* a PROT_NONE region larger than a guard is no guard */
+	CHECK_INT(memz_mapcat_classify(&body, &big, NULL, NULL),
+		  MEMZ_CAT_ANON);
+	/* a file-backed neighbour is no guard */
+	guard.inode = 7;
+	snprintf(guard.path, sizeof guard.path, "/x");
+	CHECK_INT(memz_mapcat_classify(&body, &guard, NULL, NULL),
+		  MEMZ_CAT_ANON);
+}
+
+static void test_filter(void)
+{
+	struct memz_mapping lib = map(0x1000, 0x2000, "r-xp", 3, "/l/libz.so.1");
+	struct memz_mapping heap = map(0x1000, 0x2000, "rw-p", 0, "[heap]");
+	struct memz_mapping shm = map(0x1000, 0x2000, "rw-s", 3, "/dev/shm/x");
+	struct memz_mapfilter f = { 0, 0 };
+
+	CHECK(memz_mapfilter_match(&f, &lib, MEMZ_CAT_LIB));
+	f.cats = MEMZ_CATS_ANON;
+	CHECK(!memz_mapfilter_match(&f, &lib, MEMZ_CAT_LIB));
+	CHECK(memz_mapfilter_match(&f, &heap, MEMZ_CAT_HEAP));
+	f.cats = MEMZ_CATS_FILE;
+	CHECK(memz_mapfilter_match(&f, &lib, MEMZ_CAT_LIB));
+	CHECK(!memz_mapfilter_match(&f, &shm, MEMZ_CAT_SHMEM));
+	f.cats = 0;
+	f.perms = MEMZ_MAPF_WRITABLE;
+	CHECK(!memz_mapfilter_match(&f, &lib, MEMZ_CAT_LIB));
+	CHECK(memz_mapfilter_match(&f, &heap, MEMZ_CAT_HEAP));
+	f.perms = MEMZ_MAPF_EXEC;
+	CHECK(memz_mapfilter_match(&f, &lib, MEMZ_CAT_LIB));
+	CHECK(!memz_mapfilter_match(&f, &heap, MEMZ_CAT_HEAP));
+	f.perms = MEMZ_MAPF_SHARED;
+	CHECK(memz_mapfilter_match(&f, &shm, MEMZ_CAT_SHMEM));
+	CHECK(!memz_mapfilter_match(&f, &heap, MEMZ_CAT_HEAP));
+	f.perms = MEMZ_MAPF_PRIVATE | MEMZ_MAPF_WRITABLE;
+	CHECK(memz_mapfilter_match(&f, &heap, MEMZ_CAT_HEAP));
+	CHECK(!memz_mapfilter_match(&f, &shm, MEMZ_CAT_SHMEM));
+	CHECK(!memz_mapfilter_match(&f, &lib, MEMZ_CAT_LIB));
+	f.cats = 1u << MEMZ_CAT_STACK;
+	CHECK(!memz_mapfilter_match(&f, &heap, MEMZ_CAT_HEAP));
+}
+
+static void test_names(void)
+{
+	for (int c = 0; c < MEMZ_CAT_COUNT; c++)
+		CHECK_INT(memz_mapcat_parse(memz_mapcat_name(c)), c);
+	CHECK_INT(memz_mapcat_parse("nope"), -1);
+	CHECK_STR(memz_mapcat_name(MEMZ_CAT_LIB), "lib");
+	CHECK_STR(memz_mapcat_label(MEMZ_CAT_STACK), "thread stacks");
+}
+
+/* One smaps record; sizes in kB. */
+static size_t rec(char *out, size_t cap, const char *head, unsigned size,
+		  unsigned rss, unsigned pss, unsigned pd, unsigned swap,
+		  const char *flags)
+{
+	return (size_t)snprintf(
+		out, cap,
+		"%s\nSize: %8u kB\nKernelPageSize: 4 kB\nMMUPageSize: 4 kB\n"
+		"Rss: %8u kB\nPss: %8u kB\nShared_Clean: 0 kB\n"
+		"Shared_Dirty: 0 kB\nPrivate_Clean: %u kB\n"
+		"Private_Dirty: %8u kB\nReferenced: %u kB\nAnonymous: %u kB\n"
+		"Swap: %8u kB\nSwapPss: %u kB\nLocked: 0 kB\nVmFlags: %s\n",
+		head, size, rss, pss, rss - pd, pd, rss, pd, swap, swap, flags);
+}
+
+struct seen {
+	enum memz_mapcat cat[16];
+	unsigned n;
+	struct memz_smapscat sums;
+	int stop_at;
+};
+
+static int collect(const struct memz_mapping *m, enum memz_mapcat c,
+		   void *ctx)
+{
+	struct seen *s = ctx;
+
+	if (s->n < 16)
+		s->cat[s->n] = c;
+	s->n++;
+	memz_smapscat_add(&s->sums, m, c);
+	return (int)s->n == s->stop_at ? 42 : 0;
+}
+
+static void test_walk(void)
+{
+	char buf[8192];
+	size_t n = 0;
+	struct seen s;
+
+	n += rec(buf + n, sizeof buf - n,
+		 "55d0c0a00000-55d0c0a02000 r-xp 00000000 fd:01 99 /usr/bin/app",
+		 8, 8, 4, 0, 0, "rd ex mr mw me");
+	n += rec(buf + n, sizeof buf - n,
+		 "55d0c0c00000-55d0c0d00000 rw-p 00000000 00:00 0 [heap]",
+		 1024, 600, 600, 600, 100, "rd wr mr mw me ac");
+	n += rec(buf + n, sizeof buf - n,
+		 "7f0000000000-7f0000001000 ---p 00000000 00:00 0",
+		 4, 0, 0, 0, 0, "mr mw me");
+	n += rec(buf + n, sizeof buf - n,
+		 "7f0000001000-7f0000801000 rw-p 00000000 00:00 0",
+		 8192, 64, 64, 64, 0, "rd wr mr mw me ac");
+	n += rec(buf + n, sizeof buf - n,
+		 "7f1000000000-7f1000100000 r-xp 00000000 fd:01 7 /usr/lib/libc.so.6",
+		 1024, 900, 90, 0, 0, "rd ex mr mw me");
+	n += rec(buf + n, sizeof buf - n,
+		 "7ffd00000000-7ffd00021000 rw-p 00000000 00:00 0 [stack]",
+		 132, 20, 20, 20, 0, "rd wr mr mw me gd ac");
+	n += rec(buf + n, sizeof buf - n,
+		 "7ffd10000000-7ffd10002000 r-xp 00000000 00:00 0 [vdso]",
+		 8, 4, 0, 0, 0, "rd ex mr mw me de");
+
+	memset(&s, 0, sizeof s);
+	memz_smapscat_init(&s.sums);
+	CHECK_INT(memz_smapscat_walk(buf, n, "/usr/bin/app", collect, &s), 0);
+	CHECK_INT(s.n, 7);
+	CHECK_INT(s.cat[0], MEMZ_CAT_EXE);
+	CHECK_INT(s.cat[1], MEMZ_CAT_HEAP);
+	CHECK_INT(s.cat[2], MEMZ_CAT_STACK); /* guard: needs its successor */
+	CHECK_INT(s.cat[3], MEMZ_CAT_STACK);
+	CHECK_INT(s.cat[4], MEMZ_CAT_LIB);
+	CHECK_INT(s.cat[5], MEMZ_CAT_STACK);
+	CHECK_INT(s.cat[6], MEMZ_CAT_KERNEL);
+
+	CHECK_INT(s.sums.cat[MEMZ_CAT_STACK].count, 3);
+	CHECK_U64(s.sums.cat[MEMZ_CAT_STACK].size, (4 + 8192 + 132) * 1024ull);
+	CHECK_U64(s.sums.cat[MEMZ_CAT_STACK].rss, (64 + 20) * 1024ull);
+	CHECK_U64(s.sums.cat[MEMZ_CAT_HEAP].swap, 100 * 1024ull);
+	CHECK_U64(s.sums.cat[MEMZ_CAT_HEAP].private_dirty, 600 * 1024ull);
+	CHECK_U64(s.sums.cat[MEMZ_CAT_LIB].pss, 90 * 1024ull);
+	CHECK_INT(s.sums.total.count, 7);
+	CHECK_U64(s.sums.total.rss, (8 + 600 + 64 + 900 + 20 + 4) * 1024ull);
+	CHECK_U64(s.sums.total.pss, (4 + 600 + 64 + 90 + 20) * 1024ull);
+	{
+		uint64_t rss = 0, pss = 0, size = 0;
+		unsigned count = 0;
+
+		for (int c = 0; c < MEMZ_CAT_COUNT; c++) {
+			rss += s.sums.cat[c].rss;
+			pss += s.sums.cat[c].pss;
+			size += s.sums.cat[c].size;
+			count += s.sums.cat[c].count;
+		}
+		CHECK_U64(rss, s.sums.total.rss);
+		CHECK_U64(pss, s.sums.total.pss);
+		CHECK_U64(size, s.sums.total.size);
+		CHECK_INT(count, s.sums.total.count);
+	}
+
+	/* fn's non-zero value stops the walk and comes back */
+	memset(&s, 0, sizeof s);
+	s.stop_at = 2;
+	CHECK_INT(memz_smapscat_walk(buf, n, NULL, collect, &s), 42);
+	CHECK_INT(s.n, 2);
+
+	/* empty smaps (a kernel thread): no mappings, no error */
+	memset(&s, 0, sizeof s);
+	CHECK_INT(memz_smapscat_walk("", 0, NULL, collect, &s), 0);
+	CHECK_INT(s.n, 0);
+}
+
+int main(void)
+{
+	test_rules();
+	test_precedence();
+	test_thread_stack_shape();
+	test_filter();
+	test_names();
+	test_walk();
+	return check_status();
+}
