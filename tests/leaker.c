@@ -14,7 +14,8 @@
  *
  * Prints its pid on a line of its own as soon as its name is set, so a
  * test that reads the pid may start looking for the name at once. Exits 0
- * on SIGTERM or SIGINT.
+ * on SIGTERM or SIGINT. SIGUSR1 stops the growth for good (as if --grow-for
+ * ran out just then), for tests that wait for a verdict before stopping it.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -36,12 +37,14 @@
  * about to touch. */
 #define CHUNK (8UL << 20)
 
-static volatile sig_atomic_t stop;
+static volatile sig_atomic_t stop, frozen;
 
 static void on_signal(int sig)
 {
-	(void)sig;
-	stop = 1;
+	if (sig == SIGUSR1)
+		frozen = 1;
+	else
+		stop = 1;
 }
 
 struct arena {
@@ -154,6 +157,7 @@ int main(int argc, char **argv)
 	sa.sa_handler = on_signal;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
 
 	/* comm is 15 bytes; the kernel truncates a longer name itself. */
 	if (prctl(PR_SET_NAME, name, 0, 0, 0)) {
@@ -182,6 +186,8 @@ int main(int argc, char **argv)
 		t = now_s() - t0;
 		if (exit_after >= 0 && t >= exit_after)
 			break;
+		if (frozen && (grow_for < 0 || t < grow_for))
+			grow_for = t;
 		grown = grow_for >= 0 && t > grow_for ? grow_for : t;
 		rc = grow_to(&a, (size_t)(start_mib * 1048576.0 +
 					  rate * 1024.0 * grown));
