@@ -10,3 +10,22 @@ tests_test_netdata_emit_SOURCES = tests/test_netdata_emit.c tests/check.h \
 	$(NDCHECK) $(ND_EMIT)
 tests_test_netdata_emit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_test_netdata_emit_LDADD = libmemz.la
+
+# The plugin goes where netdata looks for external plugins (configure's
+# --with-netdata-plugindir; Debian: /usr/lib/netdata/plugins.d).
+netdataplugindir = $(netdata_plugindir)
+netdataplugin_PROGRAMS = memz.plugin
+ND_PLUGIN_SOURCES = $(ND_EMIT) \
+	plugins/netdata/functions.c plugins/netdata/functions.h \
+	plugins/netdata/config.c plugins/netdata/config.h
+memz_plugin_SOURCES = plugins/netdata/main.c $(ND_PLUGIN_SOURCES)
+memz_plugin_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
+memz_plugin_LDADD = libmemz.la $(YAJL_LIBS)
+
+netdatastockconfdir = $(netdata_stockconfdir)
+dist_netdatastockconf_DATA = conf/netdata/memz.conf
+netdatahealthdir = $(netdata_healthdir)
+dist_netdatahealth_DATA = conf/netdata/health.d/memz.conf
+
+check_PROGRAMS += tests/ndcheck
+tests_ndcheck_SOURCES = tests/netdata/ndcheck_main.c $(NDCHECK)

@@ -1,0 +1,210 @@
+/*
+ * memz.plugin - netdata external plugin.
+ *
+ *   memz.plugin [UPDATE_EVERY]
+ *
+ * Samples at the pace the core asks for (0.5 to 2 s) and reports every
+ * update_every seconds; a report that falls between two samples repeats the
+ * latest one, so the charts stay regular whatever the pace does. Between
+ * cycles it waits in ppoll() on stdin, where netdata delivers function
+ * calls, with SIGTERM unblocked only inside the wait: a signal can neither
+ * be lost between the check and the wait nor interrupt a half-written line.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "memz/sampler.h"
+#include "config.h"
+#include "emit.h"
+#include "functions.h"
+
+static volatile sig_atomic_t stop;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+/* netdata reads stdout; whatever it cannot parse kills the connection. So
+ * a fatal problem goes to stderr (error.log) and stdout gets only DISABLE,
+ * which tells netdata not to restart a plugin that would fail again. */
+static int disable(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int disable(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "memz.plugin: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	fputs("DISABLE\n", stdout);
+	fflush(stdout);
+	return 1;
+}
+
+static int parse_every(const char *s)
+{
+	char *end;
+	long v;
+
+	if (!s || !*s)
+		return 0;
+	v = strtol(s, &end, 10);
+	return (*end || v < 1 || v > 86400) ? 0 : (int)v;
+}
+
+static int setup_signals(sigset_t *wait_mask)
+{
+	struct sigaction sa;
+	sigset_t block;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	/* no SA_RESTART: the wait must return when netdata says stop */
+	if (sigaction(SIGTERM, &sa, NULL) || sigaction(SIGINT, &sa, NULL) ||
+	    sigaction(SIGHUP, &sa, NULL))
+		return -1;
+	/* a closed stdout must be a write error we handle, not a kill: a
+	 * plugin killed by a signal is disabled for good by netdata */
+	sa.sa_handler = SIG_IGN;
+	if (sigaction(SIGPIPE, &sa, NULL))
+		return -1;
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGHUP);
+	return sigprocmask(SIG_BLOCK, &block, wait_mask);
+}
+
+struct plugin {
+	struct memz_sampler *sampler;
+	struct memz_nd_emitter *emitter;
+	struct memz_snapshot snap;
+	struct memz_nd_input in;
+	int update_every;
+	bool have_snap;
+	unsigned errors_logged;
+};
+
+static void sample(struct plugin *p, double now)
+{
+	int rc = memz_sampler_run(p->sampler, now, &p->snap);
+
+	if (!rc) {
+		p->have_snap = true;
+		return;
+	}
+	/* a broken system file is worth one line in error.log, not one a
+	 * second */
+	if (p->errors_logged++ < 5)
+		fprintf(stderr, "memz.plugin: sampling failed: %s\n",
+			strerror(-rc));
+}
+
+static double wait_s(double until, double now)
+{
+	return until > now ? until - now : 0;
+}
+
+static int run(struct plugin *p, const sigset_t *wait_mask)
+{
+	double now = memz_now();
+	double next_sample = now, next_report = now, last_report = 0;
+
+	while (!stop) {
+		struct pollfd pfd = { .fd = p->in.eof ? -1 : STDIN_FILENO,
+				      .events = POLLIN };
+		double until, w;
+		struct timespec ts;
+
+		now = memz_now();
+		if (now >= next_sample) {
+			unsigned ms;
+			sample(p, now);
+			ms = p->have_snap && p->snap.interval_ms ?
+				     p->snap.interval_ms : 1000;
+			next_sample = now + ms / 1000.0;
+		}
+		if (now >= next_report && p->have_snap) {
+			unsigned long long usec = last_report > 0 ?
+				(unsigned long long)llround((now - last_report) * 1e6) : 0;
+			if (memz_nd_emit(p->emitter, &p->snap, usec))
+				return errno == EPIPE ? 0 : -EIO;
+			last_report = now;
+			next_report += p->update_every;
+			if (next_report <= now)
+				next_report = now + p->update_every;
+		}
+		until = next_sample < next_report ? next_sample : next_report;
+		w = wait_s(until, memz_now());
+		ts.tv_sec = (time_t)w;
+		ts.tv_nsec = (long)((w - (double)ts.tv_sec) * 1e9);
+		if (ppoll(&pfd, 1, &ts, wait_mask) > 0 &&
+		    memz_nd_input_read(&p->in, STDIN_FILENO, stdout,
+				       p->have_snap ? &p->snap : NULL,
+				       p->update_every))
+			return errno == EPIPE ? 0 : -EIO;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct memz_settings set;
+	struct plugin p;
+	sigset_t wait_mask;
+	char path[PATH_MAX], err[1024];
+	int rc, fl;
+
+	memset(&p, 0, sizeof p);
+	p.update_every = parse_every(argc > 1 ? argv[1] : NULL);
+	if (!p.update_every)
+		p.update_every = parse_every(getenv("NETDATA_UPDATE_EVERY"));
+	if (!p.update_every)
+		p.update_every = 1;
+
+	memz_settings_init(&set);
+	memz_nd_config_path(path, sizeof path);
+	if (*path && memz_nd_config_load(path, &set, err, sizeof err) == -EINVAL)
+		return disable("%s", err);
+	if (memz_nd_config_host_prefix(&set, getenv("NETDATA_HOST_PREFIX"), err,
+				       sizeof err))
+		return disable("NETDATA_HOST_PREFIX: %s", err);
+	if (setup_signals(&wait_mask))
+		return disable("signals: %s", strerror(errno));
+	rc = memz_sampler_new(&p.sampler, &set, memz_allocator_libc());
+	if (rc)
+		return disable("cannot read %s: %s", set.proc_root,
+			       strerror(-rc));
+	if (memz_nd_emitter_new(&p.emitter, stdout, p.update_every)) {
+		memz_sampler_free(&p.sampler);
+		return disable("out of memory");
+	}
+	memz_snapshot_init(&p.snap);
+	fl = fcntl(STDIN_FILENO, F_GETFL);
+	if (fl < 0 || fcntl(STDIN_FILENO, F_SETFL, fl | O_NONBLOCK))
+		p.in.eof = true; /* no stdin: no functions, still charts */
+
+	rc = memz_nd_emit_functions(stdout, 10);
+	if (!rc)
+		rc = run(&p, &wait_mask);
+
+	memz_snapshot_release(&p.snap, memz_allocator_libc());
+	memz_nd_emitter_free(&p.emitter);
+	memz_sampler_free(&p.sampler);
+	return rc ? 1 : 0;
+}
