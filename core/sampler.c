@@ -253,7 +253,8 @@ static struct memz_proc *discover(struct memz_sampler *s, int pid)
 		return p;
 	s->st->new_procs++;
 	read_identity(s, p);
-	if (!p->kernel_thread && s->open_fds < s->fd_budget) {
+	/* kernel threads get one too: it is their cheapest liveness probe */
+	if (s->open_fds < s->fd_budget) {
 		int fd = open_pidfile(s, pid, "statm");
 		if (fd >= 0) {
 			p->statm_fd = fd;

@@ -14,3 +14,15 @@ tests_test_settings_SOURCES = tests/test_settings.c tests/check.h
 tests_test_settings_LDADD = libmemz.la
 tests_test_sanitize_SOURCES = tests/test_sanitize.c tests/check.h
 tests_test_sanitize_LDADD = libmemz.la
+
+UNIT_TESTS += tests/test_table
+check_PROGRAMS += tests/test_table
+tests_test_table_SOURCES = tests/test_table.c tests/check.h tests/counting_alloc.h
+tests_test_table_LDADD = libmemz.la
+
+UNIT_TESTS += tests/test_sampler
+check_PROGRAMS += tests/test_sampler
+tests_test_sampler_SOURCES = tests/test_sampler.c tests/check.h tests/counting_alloc.h
+tests_test_sampler_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DMEMZ_FIXTURES='"$(abs_top_srcdir)/tests/fixtures"'
+tests_test_sampler_LDADD = libmemz.la

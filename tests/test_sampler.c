@@ -105,7 +105,7 @@ static void live(void)
 	struct memz_sampler *s;
 	struct memz_snapshot snap;
 	const struct memz_proc *p;
-	int ready;
+	int ready = -1;
 	char ch;
 	pid_t child;
 

@@ -228,7 +228,7 @@ static void no_alloc(void)
 	struct memz_settings s;
 	struct memz_table *t;
 	struct memz_table_view v;
-	unsigned long before;
+	unsigned long before = 0;
 
 	memz_settings_init(&s);
 	memz_table_new(&t, &s, &a);
