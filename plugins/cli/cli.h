@@ -10,6 +10,10 @@
 #ifndef MEMZ_CLI_H
 #define MEMZ_CLI_H
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
 #include "memz/settings.h"
 
 int cli_top(int argc, char **argv);
@@ -21,5 +25,26 @@ int cli_replay(int argc, char **argv);
 /* Apply "NAME=VALUE" to s; on error prints "memz: <reason>" to stderr and
  * returns -1. */
 int cli_apply_set(struct memz_settings *s, const char *assignment);
+
+/* util.c: small pieces every subcommand shares. */
+
+/* A PID argument: decimal digits only, 1..INT_MAX. 0 or -1. */
+int cli_parse_pid(const char *s, int *pid);
+/* A count (0..1000000) or an interval in seconds (0 < s <= 86400). */
+int cli_parse_count(const char *s, unsigned *out);
+int cli_parse_seconds(const char *s, double *out);
+
+/* Bytes as "12.3 MiB" (raw: "12897484"). Returns buf. */
+const char *cli_bytes(uint64_t v, bool raw, char *buf, size_t len);
+/* A growth rate as "+1.5 MiB/s" (raw: "+1572864"). */
+const char *cli_rate(double bps, bool raw, char *buf, size_t len);
+/* A hostile name made safe for the terminal. */
+const char *cli_name(const char *name, char *buf, size_t len);
+
+/* Sleep s seconds; returns early (non-zero) once SIGINT/SIGTERM arrived. */
+int cli_sleep(double s);
+/* Catch SIGINT/SIGTERM so a watch loop ends cleanly. */
+void cli_catch_signals(void);
+bool cli_interrupted(void);
 
 #endif

@@ -1,0 +1,576 @@
+/*
+ * memz inspect PID: one process's memory by mapping category (the core's
+ * taxonomy, memz/smapscat.h), its largest mappings, and what someone chasing
+ * a leak wants beside them: age, oom_score_adj, peak RSS against the largest
+ * RSS seen, and the growth trend when the sampler watched it a while.
+ */
+#define _GNU_SOURCE
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <yajl/yajl_gen.h>
+
+#include "cli.h"
+#include "memz/json.h"
+#include "memz/sampler.h"
+#include "memz/smapscat.h"
+
+enum map_sort { MSORT_RSS, MSORT_SIZE, MSORT_PSS, MSORT_ADDRESS };
+static const char *const msort_names[] = { "rss", "size", "pss", "address",
+					   NULL };
+
+struct inspect_opts {
+	int pid;
+	bool json, raw;
+	enum map_sort sort;
+	unsigned limit;
+	unsigned samples;
+	double interval;
+	struct memz_mapfilter filter;
+};
+
+/* What the sampler learnt over --samples cycles. */
+struct history {
+	bool have;
+	unsigned cycles;
+	uint64_t rss_max_seen;
+	struct memz_verdict v;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: memz inspect [OPTIONS] PID\n"
+		"One process's memory by mapping category, from /proc/PID/smaps.\n\n"
+		"Mappings listed (categories: first match of kernel, heap, stack,\n"
+		"exe, shmem, device, lib, file, anon):\n"
+		"  --heap --stack --libs --anon --file   only these categories (any of)\n"
+		"  --writable --exec --shared --private  only with these permissions (all of)\n"
+		"  -s, --sort KEY      rss (default), size, pss, address\n"
+		"  -l, --limit N       at most N mappings (default 10; 0: all)\n"
+		"Trend:\n"
+		"  -n, --samples N     watch N cycles first (growth per hour, peak RSS seen)\n"
+		"  -i, --interval S    seconds between those cycles (default 1)\n"
+		"Output:\n"
+		"  -j, --json          JSON instead of tables\n"
+		"  -b, --bytes         raw bytes instead of KiB/MiB/GiB\n"
+		"      --set NAME=VALUE  a memz setting (ProcRoot, ...)\n"
+		"  -h, --help          this text\n");
+}
+
+static enum map_sort cmp_key;
+
+static int cmp_maps(const void *pa, const void *pb)
+{
+	const struct memz_inspect_map *a = *(const struct memz_inspect_map *const *)pa;
+	const struct memz_inspect_map *b = *(const struct memz_inspect_map *const *)pb;
+	uint64_t x = 0, y = 0;
+
+	switch (cmp_key) {
+	case MSORT_RSS: x = a->m.rss; y = b->m.rss; break;
+	case MSORT_SIZE: x = a->m.size; y = b->m.size; break;
+	case MSORT_PSS: x = a->m.pss; y = b->m.pss; break;
+	case MSORT_ADDRESS:
+		return (a->m.start > b->m.start) - (a->m.start < b->m.start);
+	}
+	if (x != y)
+		return x < y ? 1 : -1;
+	return (a->m.start > b->m.start) - (a->m.start < b->m.start);
+}
+
+static const struct memz_inspect_map **sorted_maps(
+	const struct memz_inspect *ins, const struct inspect_opts *o,
+	size_t *n_out)
+{
+	const struct memz_inspect_map **v =
+		calloc(ins->n_maps ? ins->n_maps : 1, sizeof *v);
+	size_t n = 0;
+
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < ins->n_maps; i++)
+		if (memz_mapfilter_match(&o->filter, &ins->maps[i].m,
+					 ins->maps[i].cat))
+			v[n++] = &ins->maps[i];
+	cmp_key = o->sort;
+	qsort(v, n, sizeof *v, cmp_maps);
+	*n_out = n;
+	return v;
+}
+
+static void fmt_duration(double s, char *buf, size_t len)
+{
+	unsigned long long t = (unsigned long long)s;
+	unsigned long long d = t / 86400, h = t / 3600 % 24, m = t / 60 % 60;
+
+	if (d)
+		snprintf(buf, len, "%llud %lluh %llum", d, h, m);
+	else if (h)
+		snprintf(buf, len, "%lluh %llum %llus", h, m, t % 60);
+	else
+		snprintf(buf, len, "%llum %llus", m, t % 60);
+}
+
+/* Wall-clock start in UTC so the output does not depend on TZ. */
+static bool start_time(const struct memz_inspect *ins, time_t *out)
+{
+	if (!ins->boot_time || ins->clk_tck <= 0)
+		return false;
+	*out = (time_t)(ins->boot_time +
+			(long long)(ins->stat.start_time /
+				    (unsigned long long)ins->clk_tck));
+	return true;
+}
+
+static void print_sum_row(const struct inspect_opts *o, const char *label,
+			  const struct memz_catsum *c)
+{
+	char b[5][32];
+
+	printf("%-22s %6u %11s %11s %11s %11s %11s\n", label, c->count,
+	       cli_bytes(c->size, o->raw, b[0], 32),
+	       cli_bytes(c->rss, o->raw, b[1], 32),
+	       cli_bytes(c->pss, o->raw, b[2], 32),
+	       cli_bytes(c->private_dirty, o->raw, b[3], 32),
+	       cli_bytes(c->swap, o->raw, b[4], 32));
+}
+
+static void print_header(const struct inspect_opts *o,
+			 const struct memz_inspect *ins,
+			 const struct history *h)
+{
+	char name[4 * MEMZ_COMM_MAX], exe[4 * sizeof ins->exe], b[4][32];
+	time_t st;
+	struct tm tm;
+	uint64_t rss_now = ins->has_rollup ? ins->rollup.rss : ins->cats.total.rss;
+
+	printf("process %d %s", ins->pid, cli_name(ins->stat.comm, name, sizeof name));
+	if (ins->exe[0])
+		printf("  exe %s", cli_name(ins->exe, exe, sizeof exe));
+	putchar('\n');
+	if (start_time(ins, &st) && gmtime_r(&st, &tm)) {
+		strftime(b[0], 32, "%Y-%m-%d %H:%M:%S UTC", &tm);
+		fmt_duration(memz_inspect_age(ins), b[1], 32);
+		printf("started %s, running %s", b[0], b[1]);
+	} else {
+		printf("start time unknown");
+	}
+	printf(", oom_score_adj %d\n", ins->oom_score_adj);
+	printf("RSS %s, peak RSS (VmHWM) %s, largest RSS memz saw %s",
+	       cli_bytes(rss_now, o->raw, b[0], 32),
+	       cli_bytes(ins->status.vm_hwm, o->raw, b[1], 32),
+	       cli_bytes(h->have && h->rss_max_seen > rss_now ? h->rss_max_seen
+							       : rss_now,
+			 o->raw, b[2], 32));
+	printf(" (%u sample%s)\n", h->have ? h->cycles : 1,
+	       h->have && h->cycles == 1 ? "" : h->have ? "s" : "");
+	if (h->have && h->v.samples >= 2)
+		printf("growth %+.2f MiB/h over %u samples (R2 %.2f)%s\n",
+		       h->v.rate_bps * 3600.0 / 1048576.0, h->v.samples,
+		       h->v.r2, h->v.leak ? " [LEAK?]" : "");
+	else
+		printf("growth unknown (one look; --samples N watches a while)\n");
+}
+
+static int print_text(const struct inspect_opts *o,
+		      const struct memz_inspect *ins, const struct history *h)
+{
+	const struct memz_inspect_map **v;
+	size_t n, shown;
+	struct memz_catsum sel = { 0, 0, 0, 0, 0, 0 };
+	char b[4][32], path[4 * sizeof ins->maps[0].m.path];
+
+	print_header(o, ins, h);
+	printf("\n%-22s %6s %11s %11s %11s %11s %11s\n", "CATEGORY", "COUNT",
+	       "SIZE", "RSS", "PSS", "PRIV_DIRTY", "SWAP");
+	for (int c = 0; c < MEMZ_CAT_COUNT; c++)
+		if (ins->cats.cat[c].count)
+			print_sum_row(o, memz_mapcat_label(c), &ins->cats.cat[c]);
+	print_sum_row(o, "total", &ins->cats.total);
+	if (ins->has_rollup) {
+		printf("%-22s %6s %11s %11s %11s %11s %11s\n", "smaps_rollup", "",
+		       "", cli_bytes(ins->rollup.rss, o->raw, b[0], 32),
+		       cli_bytes(ins->rollup.pss, o->raw, b[1], 32),
+		       cli_bytes(ins->rollup.private_dirty, o->raw, b[2], 32),
+		       cli_bytes(ins->rollup.swap, o->raw, b[3], 32));
+	}
+	v = sorted_maps(ins, o, &n);
+	if (!v) {
+		fprintf(stderr, "memz inspect: out of memory\n");
+		return 1;
+	}
+	shown = o->limit && o->limit < n ? o->limit : n;
+	printf("\nMAPPINGS by %s: %zu of %zu selected\n", msort_names[o->sort],
+	       shown, n);
+	printf("%-25s %-5s %-6s %11s %11s %11s %11s  %s\n", "ADDRESS", "PERMS",
+	       "KIND", "SIZE", "RSS", "PSS", "SWAP", "PATH");
+	for (size_t i = 0; i < n; i++) {
+		const struct memz_mapping *m = &v[i]->m;
+
+		sel.count++;
+		sel.size += m->size;
+		sel.rss += m->rss;
+		sel.pss += m->pss;
+		sel.private_dirty += m->private_dirty;
+		sel.swap += m->swap;
+		if (i >= shown)
+			continue;
+		printf("%012llx-%012llx %-5s %-6s %11s %11s %11s %11s%s%s\n",
+		       (unsigned long long)m->start, (unsigned long long)m->end,
+		       m->perms, memz_mapcat_name(v[i]->cat),
+		       cli_bytes(m->size, o->raw, b[0], 32),
+		       cli_bytes(m->rss, o->raw, b[1], 32),
+		       cli_bytes(m->pss, o->raw, b[2], 32),
+		       cli_bytes(m->swap, o->raw, b[3], 32),
+		       m->path[0] ? "  " : "",
+		       m->path[0] ? cli_name(m->path, path, sizeof path) : "");
+	}
+	if (o->filter.cats || o->filter.perms)
+		print_sum_row(o, "selected", &sel);
+	free(v);
+	return 0;
+}
+
+static void j_str(yajl_gen g, const char *s)
+{
+	memz_json_string(g, s, strlen(s));
+}
+
+static void j_u64(yajl_gen g, const char *key, uint64_t v)
+{
+	j_str(g, key);
+	yajl_gen_integer(g, (long long)v);
+}
+
+static void j_sum(yajl_gen g, const struct memz_catsum *c)
+{
+	j_u64(g, "count", c->count);
+	j_u64(g, "size", c->size);
+	j_u64(g, "rss", c->rss);
+	j_u64(g, "pss", c->pss);
+	j_u64(g, "private_dirty", c->private_dirty);
+	j_u64(g, "swap", c->swap);
+}
+
+static void j_rollup(yajl_gen g, const struct memz_rollup *r)
+{
+	yajl_gen_map_open(g);
+	j_u64(g, "rss", r->rss);
+	j_u64(g, "pss", r->pss);
+	j_u64(g, "pss_anon", r->pss_anon);
+	j_u64(g, "pss_file", r->pss_file);
+	j_u64(g, "pss_shmem", r->pss_shmem);
+	j_u64(g, "shared_clean", r->shared_clean);
+	j_u64(g, "shared_dirty", r->shared_dirty);
+	j_u64(g, "private_clean", r->private_clean);
+	j_u64(g, "private_dirty", r->private_dirty);
+	j_u64(g, "swap", r->swap);
+	j_u64(g, "swap_pss", r->swap_pss);
+	yajl_gen_map_close(g);
+}
+
+static void j_maps(yajl_gen g, const struct memz_inspect_map **v, size_t n)
+{
+	char a[24];
+
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < n; i++) {
+		const struct memz_mapping *m = &v[i]->m;
+
+		yajl_gen_map_open(g);
+		j_str(g, "start");
+		snprintf(a, sizeof a, "%llx", (unsigned long long)m->start);
+		j_str(g, a);
+		j_str(g, "end");
+		snprintf(a, sizeof a, "%llx", (unsigned long long)m->end);
+		j_str(g, a);
+		j_str(g, "perms");
+		j_str(g, m->perms);
+		j_str(g, "category");
+		j_str(g, memz_mapcat_name(v[i]->cat));
+		j_str(g, "path");
+		j_str(g, m->path);
+		j_u64(g, "size", m->size);
+		j_u64(g, "rss", m->rss);
+		j_u64(g, "pss", m->pss);
+		j_u64(g, "private_dirty", m->private_dirty);
+		j_u64(g, "swap", m->swap);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+}
+
+static void j_history(yajl_gen g, const struct history *h, uint64_t rss_now)
+{
+	j_u64(g, "rss_max_seen",
+	      h->have && h->rss_max_seen > rss_now ? h->rss_max_seen : rss_now);
+	j_u64(g, "samples", h->have ? h->cycles : 1);
+	j_str(g, "growth");
+	if (!h->have || h->v.samples < 2) {
+		yajl_gen_null(g);
+		return;
+	}
+	yajl_gen_map_open(g);
+	j_str(g, "rate_bps");
+	yajl_gen_double(g, h->v.rate_bps);
+	j_str(g, "mib_per_hour");
+	yajl_gen_double(g, h->v.rate_bps * 3600.0 / 1048576.0);
+	j_str(g, "r2");
+	yajl_gen_double(g, h->v.r2);
+	j_u64(g, "samples", h->v.samples);
+	j_str(g, "leak");
+	yajl_gen_bool(g, h->v.leak);
+	j_u64(g, "confidence", (uint64_t)(h->v.confidence > 0 ? h->v.confidence : 0));
+	yajl_gen_map_close(g);
+}
+
+static int print_json(const struct inspect_opts *o,
+		      const struct memz_inspect *ins, const struct history *h)
+{
+	yajl_gen g = yajl_gen_alloc(NULL);
+	const struct memz_inspect_map **v;
+	const unsigned char *out;
+	size_t n, len;
+	time_t st;
+
+	v = sorted_maps(ins, o, &n);
+	if (!g || !v) {
+		if (g)
+			yajl_gen_free(g);
+		free(v);
+		fprintf(stderr, "memz inspect: out of memory\n");
+		return 1;
+	}
+	yajl_gen_map_open(g);
+	j_u64(g, "pid", (uint64_t)ins->pid);
+	j_str(g, "name");
+	j_str(g, ins->stat.comm);
+	j_str(g, "exe");
+	j_str(g, ins->exe);
+	j_str(g, "start_time");
+	if (start_time(ins, &st))
+		yajl_gen_integer(g, (long long)st);
+	else
+		yajl_gen_null(g);
+	j_str(g, "age_s");
+	yajl_gen_double(g, memz_inspect_age(ins));
+	j_str(g, "oom_score_adj");
+	yajl_gen_integer(g, ins->oom_score_adj);
+	j_u64(g, "vm_hwm", ins->status.vm_hwm);
+	j_history(g, h, ins->has_rollup ? ins->rollup.rss : ins->cats.total.rss);
+	j_str(g, "categories");
+	yajl_gen_array_open(g);
+	for (int c = 0; c < MEMZ_CAT_COUNT; c++) {
+		yajl_gen_map_open(g);
+		j_str(g, "category");
+		j_str(g, memz_mapcat_name(c));
+		j_str(g, "label");
+		j_str(g, memz_mapcat_label(c));
+		j_sum(g, &ins->cats.cat[c]);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+	j_str(g, "total");
+	yajl_gen_map_open(g);
+	j_sum(g, &ins->cats.total);
+	yajl_gen_map_close(g);
+	j_str(g, "rollup");
+	if (ins->has_rollup)
+		j_rollup(g, &ins->rollup);
+	else
+		yajl_gen_null(g);
+	j_u64(g, "mappings_selected", n);
+	j_str(g, "mappings");
+	j_maps(g, v, o->limit && o->limit < n ? o->limit : n);
+	yajl_gen_map_close(g);
+	if (yajl_gen_get_buf(g, &out, &len) == yajl_gen_status_ok) {
+		fwrite(out, 1, len, stdout);
+		putchar('\n');
+	}
+	yajl_gen_free(g);
+	free(v);
+	return 0;
+}
+
+/* Run the sampler for --samples cycles and keep what it learnt of pid. */
+static int watch(const struct inspect_opts *o, const struct memz_settings *set,
+		 struct history *h)
+{
+	const struct memz_allocator *a = memz_allocator_libc();
+	struct memz_sampler *sm = NULL;
+	struct memz_snapshot snap;
+	int rc;
+
+	rc = memz_sampler_new(&sm, set, a);
+	if (rc) {
+		fprintf(stderr, "memz inspect: cannot read %s: %s\n",
+			set->proc_root, strerror(-rc));
+		return 1;
+	}
+	memz_snapshot_init(&snap);
+	cli_catch_signals();
+	for (unsigned i = 0; i < o->samples; i++) {
+		if (i && cli_sleep(o->interval))
+			break;
+		rc = memz_sampler_run(sm, memz_now(), &snap);
+		if (rc)
+			break;
+		h->cycles = i + 1;
+		for (size_t k = 0; k < snap.view.n_procs; k++) {
+			const struct memz_proc *p = snap.view.procs[k];
+
+			if (p->pid != o->pid)
+				continue;
+			h->have = true;
+			h->v = p->det.verdict;
+			if (p->rss_max_seen > h->rss_max_seen)
+				h->rss_max_seen = p->rss_max_seen;
+		}
+	}
+	memz_snapshot_release(&snap, a);
+	memz_sampler_free(&sm);
+	if (rc) {
+		fprintf(stderr, "memz inspect: cannot read %s/meminfo: %s\n",
+			set->proc_root, strerror(-rc));
+		return 1;
+	}
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct inspect_opts *o,
+		      struct memz_settings *set)
+{
+	enum { O_HEAP = 256, O_STACK, O_LIBS, O_ANON, O_FILE, O_WRITABLE,
+	       O_EXEC, O_SHARED, O_PRIVATE, O_SET };
+	static const struct option longopts[] = {
+		{ "heap", no_argument, NULL, O_HEAP },
+		{ "stack", no_argument, NULL, O_STACK },
+		{ "libs", no_argument, NULL, O_LIBS },
+		{ "anon", no_argument, NULL, O_ANON },
+		{ "file", no_argument, NULL, O_FILE },
+		{ "writable", no_argument, NULL, O_WRITABLE },
+		{ "exec", no_argument, NULL, O_EXEC },
+		{ "shared", no_argument, NULL, O_SHARED },
+		{ "private", no_argument, NULL, O_PRIVATE },
+		{ "sort", required_argument, NULL, 's' },
+		{ "limit", required_argument, NULL, 'l' },
+		{ "samples", required_argument, NULL, 'n' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "bytes", no_argument, NULL, 'b' },
+		{ "set", required_argument, NULL, O_SET },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, i;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":s:l:n:i:jbh", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case O_HEAP: o->filter.cats |= 1u << MEMZ_CAT_HEAP; break;
+		case O_STACK: o->filter.cats |= 1u << MEMZ_CAT_STACK; break;
+		case O_LIBS: o->filter.cats |= 1u << MEMZ_CAT_LIB; break;
+		case O_ANON: o->filter.cats |= MEMZ_CATS_ANON; break;
+		case O_FILE: o->filter.cats |= MEMZ_CATS_FILE; break;
+		case O_WRITABLE: o->filter.perms |= MEMZ_MAPF_WRITABLE; break;
+		case O_EXEC: o->filter.perms |= MEMZ_MAPF_EXEC; break;
+		case O_SHARED: o->filter.perms |= MEMZ_MAPF_SHARED; break;
+		case O_PRIVATE: o->filter.perms |= MEMZ_MAPF_PRIVATE; break;
+		case 'j': o->json = true; break;
+		case 'b': o->raw = true; break;
+		case 's':
+			for (i = 0; msort_names[i] && strcmp(msort_names[i], optarg); i++)
+				;
+			if (!msort_names[i]) {
+				fprintf(stderr, "memz inspect: unknown sort key \"%s\" "
+					"(rss, size, pss, address)\n", optarg);
+				return 2;
+			}
+			o->sort = (enum map_sort)i;
+			break;
+		case 'l':
+		case 'n':
+			if (cli_parse_count(optarg, c == 'l' ? &o->limit : &o->samples)) {
+				fprintf(stderr, "memz inspect: bad --%s \"%s\" "
+					"(a number 0..1000000)\n",
+					c == 'l' ? "limit" : "samples", optarg);
+				return 2;
+			}
+			break;
+		case 'i':
+			if (cli_parse_seconds(optarg, &o->interval)) {
+				fprintf(stderr, "memz inspect: bad --interval \"%s\" "
+					"(seconds, 0 < s <= 86400)\n", optarg);
+				return 2;
+			}
+			break;
+		case O_SET:
+			if (cli_apply_set(set, optarg))
+				return 2;
+			break;
+		case 'h': usage(stdout); return 0;
+		case ':':
+			fprintf(stderr, "memz inspect: %s needs a value\n",
+				argv[optind - 1]);
+			return 2;
+		default:
+			fprintf(stderr, "memz inspect: unknown option \"%s\"\n",
+				argv[optind - 1]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc - 1) {
+		fprintf(stderr, optind >= argc ? "memz inspect: which PID?\n"
+					       : "memz inspect: one PID, please\n");
+		usage(stderr);
+		return 2;
+	}
+	if (cli_parse_pid(argv[optind], &o->pid)) {
+		fprintf(stderr, "memz inspect: \"%s\" is not a PID "
+			"(a whole number from 1 to %d)\n", argv[optind], 0x7fffffff);
+		return 2;
+	}
+	return -1;
+}
+
+int cli_inspect(int argc, char **argv)
+{
+	struct inspect_opts o = { .sort = MSORT_RSS, .limit = 10, .interval = 1 };
+	const struct memz_allocator *a = memz_allocator_libc();
+	struct memz_settings set;
+	struct memz_inspect ins;
+	struct history h;
+	const char *what = NULL;
+	int rc;
+
+	memz_settings_init(&set);
+	rc = parse_args(argc, argv, &o, &set);
+	if (rc >= 0)
+		return rc;
+	memset(&h, 0, sizeof h);
+	if (o.samples && (rc = watch(&o, &set, &h)))
+		return rc;
+	memz_inspect_init(&ins);
+	rc = memz_inspect_read(&ins, set.proc_root, o.pid, a, &what);
+	if (rc == -ENOENT || rc == -ESRCH) {
+		fprintf(stderr, "memz inspect: process %d is gone (no %s/%d%s%s)\n",
+			o.pid, set.proc_root, o.pid, what && strcmp(what, "process") ? "/" : "",
+			what && strcmp(what, "process") ? what : "");
+		rc = 1;
+	} else if (rc) {
+		fprintf(stderr, "memz inspect: cannot read %s/%d/%s: %s\n",
+			set.proc_root, o.pid, what ? what : "?", strerror(-rc));
+		rc = 1;
+	} else {
+		rc = o.json ? print_json(&o, &ins, &h) : print_text(&o, &ins, &h);
+	}
+	memz_inspect_release(&ins, a);
+	return rc;
+}

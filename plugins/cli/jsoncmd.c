@@ -1,0 +1,113 @@
+/* memz json: one snapshot as a line of JSON (the core's memz_json_print). */
+#define _GNU_SOURCE
+
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "memz/json.h"
+#include "memz/sampler.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: memz json [OPTIONS]\n"
+		"One snapshot (breakdown, groups, processes, verdicts) as JSON.\n\n"
+		"  -n, --samples N     sample N cycles, print the last (default 1;\n"
+		"                      2 or more gives growth rates)\n"
+		"  -i, --interval S    seconds between cycles (default 1)\n"
+		"      --set NAME=VALUE  a memz setting (ProcRoot, GroupBy, ...)\n"
+		"  -h, --help          this text\n");
+}
+
+static int parse_args(int argc, char **argv, unsigned *samples,
+		      double *interval, struct memz_settings *set)
+{
+	enum { O_SET = 256 };
+	static const struct option longopts[] = {
+		{ "samples", required_argument, NULL, 'n' },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "set", required_argument, NULL, O_SET },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":n:i:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'n':
+			if (cli_parse_count(optarg, samples) || *samples == 0) {
+				fprintf(stderr, "memz json: bad --samples \"%s\" "
+					"(a number 1..1000000)\n", optarg);
+				return 2;
+			}
+			break;
+		case 'i':
+			if (cli_parse_seconds(optarg, interval)) {
+				fprintf(stderr, "memz json: bad --interval \"%s\" "
+					"(seconds, 0 < s <= 86400)\n", optarg);
+				return 2;
+			}
+			break;
+		case O_SET:
+			if (cli_apply_set(set, optarg))
+				return 2;
+			break;
+		case 'h': usage(stdout); return 0;
+		case ':':
+			fprintf(stderr, "memz json: %s needs a value\n",
+				argv[optind - 1]);
+			return 2;
+		default:
+			fprintf(stderr, "memz json: unknown option \"%s\"\n",
+				argv[optind - 1]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "memz json: unexpected argument \"%s\"\n",
+			argv[optind]);
+		return 2;
+	}
+	return -1;
+}
+
+int cli_json(int argc, char **argv)
+{
+	const struct memz_allocator *a = memz_allocator_libc();
+	struct memz_settings set;
+	struct memz_sampler *sm = NULL;
+	struct memz_snapshot snap;
+	unsigned samples = 1;
+	double interval = 1;
+	int rc;
+
+	memz_settings_init(&set);
+	rc = parse_args(argc, argv, &samples, &interval, &set);
+	if (rc >= 0)
+		return rc;
+	rc = memz_sampler_new(&sm, &set, a);
+	if (rc) {
+		fprintf(stderr, "memz json: cannot read %s: %s\n", set.proc_root,
+			strerror(-rc));
+		return 1;
+	}
+	memz_snapshot_init(&snap);
+	cli_catch_signals();
+	for (unsigned i = 0; i < samples && !rc; i++) {
+		if (i && cli_sleep(interval))
+			break;
+		rc = memz_sampler_run(sm, memz_now(), &snap);
+	}
+	if (rc)
+		fprintf(stderr, "memz json: cannot read %s/meminfo: %s\n",
+			set.proc_root, strerror(-rc));
+	else if (memz_json_print(stdout, &snap) || fflush(stdout))
+		rc = -1;
+	memz_snapshot_release(&snap, a);
+	memz_sampler_free(&sm);
+	return rc ? 1 : 0;
+}

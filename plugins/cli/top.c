@@ -1,0 +1,377 @@
+/*
+ * memz top: one table of groups or processes, largest PSS first.
+ *
+ * The name is the last column and is never truncated: it is hostile input
+ * whose display width we cannot know, so nothing is aligned after it.
+ */
+#define _GNU_SOURCE
+
+#include <getopt.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "memz/sampler.h"
+
+enum sort_key { SORT_PSS, SORT_USS, SORT_RSS, SORT_SWAP, SORT_GROWTH,
+		SORT_NAME, SORT_PID };
+
+static const char *const sort_names[] = { "pss", "uss", "rss", "swap",
+					  "growth", "name", "pid", NULL };
+
+struct row {
+	int pid;          /* 0 for a group */
+	unsigned members; /* a group's processes */
+	const char *name;
+	uint64_t pss, uss, rss, swap;
+	bool has_growth, leak;
+	double growth;
+};
+
+struct top_opts {
+	bool processes, raw, watch, tty;
+	enum sort_key sort;
+	double interval;
+	unsigned count, limit;
+	bool has_limit;
+	const char *filter;
+	regex_t re;
+	bool has_re;
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: memz top [OPTIONS]\n"
+		"Groups (GroupBy, default the process name) or processes, by PSS.\n\n"
+		"  -p, --processes      one row per process instead of per group\n"
+		"  -s, --sort KEY       pss (default), uss, rss, swap, growth, name, pid\n"
+		"  -w, --watch [SECS]   refresh every SECS (default 2) with growth and [LEAK?]\n"
+		"  -c, --count N        stop after N tables (with --watch)\n"
+		"  -l, --limit N        at most N rows (0: all; default all, 25 on a terminal)\n"
+		"  -f, --filter TEXT    rows whose name or pid contains TEXT\n"
+		"  -m, --match REGEX    rows whose name or pid matches REGEX (extended)\n"
+		"  -b, --bytes          raw bytes instead of KiB/MiB/GiB\n"
+		"      --set NAME=VALUE a memz setting (ProcRoot, GroupBy, Leak*, ...)\n"
+		"  -h, --help           this text\n\n"
+		"GROWTH is the detector's PSS growth estimate; '-' until two samples.\n");
+}
+
+/* Growth is known once the detector rests on two samples. */
+static void fill_verdict(struct row *r, const struct memz_verdict *v)
+{
+	r->has_growth = v->samples >= 2;
+	r->growth = v->rate_bps;
+	r->leak = v->leak;
+}
+
+static bool row_selected(const struct top_opts *o, const struct row *r)
+{
+	char pid[16] = "";
+
+	if (r->pid)
+		snprintf(pid, sizeof pid, "%d", r->pid);
+	if (o->filter && !strstr(r->name, o->filter) &&
+	    !(r->pid && strstr(pid, o->filter)))
+		return false;
+	if (o->has_re && regexec(&o->re, r->name, 0, NULL, 0) &&
+	    !(r->pid && !regexec(&o->re, pid, 0, NULL, 0)))
+		return false;
+	return true;
+}
+
+static enum sort_key sort_by;
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+static int cmp_rows(const void *pa, const void *pb)
+{
+	const struct row *a = pa, *b = pb;
+	int c = 0;
+
+	switch (sort_by) {
+	case SORT_PSS: c = cmp_u64(a->pss, b->pss); break;
+	case SORT_USS: c = cmp_u64(a->uss, b->uss); break;
+	case SORT_RSS: c = cmp_u64(a->rss, b->rss); break;
+	case SORT_SWAP: c = cmp_u64(a->swap, b->swap); break;
+	case SORT_GROWTH:
+		/* unknown growth sorts last, not as zero */
+		if (a->has_growth != b->has_growth)
+			c = a->has_growth ? -1 : 1;
+		else if (a->has_growth && a->growth != b->growth)
+			c = a->growth > b->growth ? -1 : 1;
+		break;
+	case SORT_NAME: c = strcmp(a->name, b->name); break;
+	case SORT_PID: c = (a->pid > b->pid) - (a->pid < b->pid); break;
+	}
+	if (!c)
+		c = cmp_u64(a->pss, b->pss);
+	if (!c)
+		c = strcmp(a->name, b->name);
+	if (!c)
+		c = (a->pid > b->pid) - (a->pid < b->pid);
+	return c;
+}
+
+static size_t collect(const struct top_opts *o, const struct memz_snapshot *s,
+		      struct row *rows)
+{
+	size_t n = 0;
+
+	if (o->processes) {
+		for (size_t i = 0; i < s->view.n_procs; i++) {
+			const struct memz_proc *p = s->view.procs[i];
+			struct row r = { .pid = p->pid, .members = 1,
+					 .name = p->name ? p->name : "",
+					 .pss = p->mem.pss,
+					 .uss = memz_rollup_uss(&p->mem),
+					 .rss = p->mem.rss, .swap = p->mem.swap };
+
+			fill_verdict(&r, &p->det.verdict);
+			if (row_selected(o, &r))
+				rows[n++] = r;
+		}
+	} else {
+		for (size_t i = 0; i < s->view.n_groups; i++) {
+			const struct memz_group *g = s->view.groups[i];
+			struct row r = { .members = g->members,
+					 .name = g->name ? g->name : "",
+					 .pss = g->pss, .uss = g->uss,
+					 .rss = g->rss, .swap = g->swap };
+
+			fill_verdict(&r, &g->det.verdict);
+			if (row_selected(o, &r))
+				rows[n++] = r;
+		}
+	}
+	sort_by = o->sort;
+	qsort(rows, n, sizeof *rows, cmp_rows);
+	return n;
+}
+
+static void print_breakdown(const struct top_opts *o,
+			    const struct memz_breakdown *br)
+{
+	char b[9][32];
+	bool raw = o->raw;
+
+	printf("RAM %s: processes %s, hidden %s, cached %s, buffers %s, "
+	       "slab %s, page tables %s, kernel %s, free %s\n",
+	       cli_bytes(br->mem_total, raw, b[0], 32),
+	       cli_bytes(br->process_anon, raw, b[1], 32),
+	       cli_bytes(br->hidden_anon, raw, b[2], 32),
+	       cli_bytes(br->cached, raw, b[3], 32),
+	       cli_bytes(br->buffers, raw, b[4], 32),
+	       cli_bytes(br->slab, raw, b[5], 32),
+	       cli_bytes(br->page_tables, raw, b[6], 32),
+	       cli_bytes(br->kernel_residual, raw, b[7], 32),
+	       cli_bytes(br->free, raw, b[8], 32));
+}
+
+static int print_table(const struct top_opts *o,
+		       const struct memz_snapshot *s)
+{
+	size_t cap = o->processes ? s->view.n_procs : s->view.n_groups;
+	struct row *rows = calloc(cap ? cap : 1, sizeof *rows);
+	char b[6][32], name[4 * MEMZ_COMM_MAX + 512];
+	size_t n, shown;
+
+	if (!rows) {
+		fprintf(stderr, "memz: out of memory\n");
+		return 1;
+	}
+	n = collect(o, s, rows);
+	shown = o->limit && o->limit < n ? o->limit : n;
+	print_breakdown(o, &s->br);
+	printf("%zu %s, %u leak suspect%s\n",
+	       o->processes ? s->view.n_procs : s->view.n_groups,
+	       o->processes ? "processes" : "groups", s->view.leak_suspects,
+	       s->view.leak_suspects == 1 ? "" : "s");
+	printf("%8s %11s %11s %11s %11s %13s %-7s %s\n",
+	       o->processes ? "PID" : "PROCS", "PSS", "USS", "RSS", "SWAP",
+	       "GROWTH", "LEAK", "NAME");
+	for (size_t i = 0; i < shown; i++) {
+		const struct row *r = &rows[i];
+
+		if (r->pid)
+			snprintf(b[0], 32, "%d", r->pid);
+		else
+			snprintf(b[0], 32, "%ux", r->members);
+		if (r->has_growth)
+			cli_rate(r->growth, o->raw, b[5], 32);
+		else
+			snprintf(b[5], 32, "-");
+		printf("%8s %11s %11s %11s %11s %13s %-7s %s\n", b[0],
+		       cli_bytes(r->pss, o->raw, b[1], 32),
+		       cli_bytes(r->uss, o->raw, b[2], 32),
+		       cli_bytes(r->rss, o->raw, b[3], 32),
+		       cli_bytes(r->swap, o->raw, b[4], 32), b[5],
+		       r->leak ? "[LEAK?]" : "",
+		       cli_name(r->name, name, sizeof name));
+	}
+	if (shown < n)
+		printf("(%zu more rows; --limit 0 shows all)\n", n - shown);
+	free(rows);
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct top_opts *o,
+		      struct memz_settings *set)
+{
+	static const struct option longopts[] = {
+		{ "processes", no_argument, NULL, 'p' },
+		{ "sort", required_argument, NULL, 's' },
+		{ "watch", optional_argument, NULL, 'w' },
+		{ "count", required_argument, NULL, 'c' },
+		{ "limit", required_argument, NULL, 'l' },
+		{ "filter", required_argument, NULL, 'f' },
+		{ "match", required_argument, NULL, 'm' },
+		{ "bytes", no_argument, NULL, 'b' },
+		{ "set", required_argument, NULL, 'S' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, i;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":ps:w::c:l:f:m:bh", longopts,
+				NULL)) != -1) {
+		switch (c) {
+		case 'p': o->processes = true; break;
+		case 'b': o->raw = true; break;
+		case 's':
+			for (i = 0; sort_names[i] && strcmp(sort_names[i], optarg); i++)
+				;
+			if (!sort_names[i]) {
+				fprintf(stderr, "memz top: unknown sort key \"%s\" "
+					"(pss, uss, rss, swap, growth, name, pid)\n",
+					optarg);
+				return 2;
+			}
+			o->sort = (enum sort_key)i;
+			break;
+		case 'w':
+			o->watch = true;
+			/* "--watch 5" as well as "--watch=5": take a following
+			 * number as the interval */
+			if (!optarg && optind < argc &&
+			    !cli_parse_seconds(argv[optind], &o->interval)) {
+				optind++;
+				break;
+			}
+			if (optarg && cli_parse_seconds(optarg, &o->interval)) {
+				fprintf(stderr, "memz top: bad --watch interval "
+					"\"%s\" (seconds, 0 < s <= 86400)\n", optarg);
+				return 2;
+			}
+			break;
+		case 'c':
+		case 'l':
+			if (cli_parse_count(optarg, c == 'c' ? &o->count : &o->limit)) {
+				fprintf(stderr, "memz top: bad --%s \"%s\" "
+					"(a number 0..1000000)\n",
+					c == 'c' ? "count" : "limit", optarg);
+				return 2;
+			}
+			if (c == 'l')
+				o->has_limit = true;
+			break;
+		case 'f': o->filter = optarg; break;
+		case 'm':
+			if (o->has_re)
+				regfree(&o->re);
+			o->has_re = false;
+			if (regcomp(&o->re, optarg, REG_EXTENDED | REG_NOSUB)) {
+				fprintf(stderr, "memz top: bad --match regex \"%s\"\n",
+					optarg);
+				return 2;
+			}
+			o->has_re = true;
+			break;
+		case 'S':
+			if (cli_apply_set(set, optarg))
+				return 2;
+			break;
+		case 'h': usage(stdout); return 0;
+		case ':':
+			fprintf(stderr, "memz top: %s needs a value\n", argv[optind - 1]);
+			return 2;
+		default:
+			fprintf(stderr, "memz top: unknown option \"%s\"\n",
+				argv[optind - 1]);
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "memz top: unexpected argument \"%s\"\n",
+			argv[optind]);
+		return 2;
+	}
+	return -1;
+}
+
+static int run(struct top_opts *o, const struct memz_settings *set)
+{
+	const struct memz_allocator *a = memz_allocator_libc();
+	struct memz_sampler *sm = NULL;
+	struct memz_snapshot snap;
+	unsigned shown = 0;
+	int rc, status = 0;
+
+	rc = memz_sampler_new(&sm, set, a);
+	if (rc) {
+		fprintf(stderr, "memz top: cannot read %s: %s\n", set->proc_root,
+			strerror(-rc));
+		return 1;
+	}
+	memz_snapshot_init(&snap);
+	cli_catch_signals();
+	for (;;) {
+		rc = memz_sampler_run(sm, memz_now(), &snap);
+		if (rc) {
+			fprintf(stderr, "memz top: cannot read %s/meminfo: %s\n",
+				set->proc_root, strerror(-rc));
+			status = 1;
+			break;
+		}
+		if (o->watch && o->tty)
+			fputs("\033[H\033[2J", stdout);
+		else if (shown)
+			putchar('\n');
+		status = print_table(o, &snap);
+		fflush(stdout);
+		shown++;
+		if (status || !o->watch || (o->count && shown >= o->count) ||
+		    cli_interrupted() || cli_sleep(o->interval))
+			break;
+	}
+	memz_snapshot_release(&snap, a);
+	memz_sampler_free(&sm);
+	return status;
+}
+
+int cli_top(int argc, char **argv)
+{
+	struct top_opts o = { .sort = SORT_PSS, .interval = 2 };
+	struct memz_settings set;
+	int rc;
+
+	memz_settings_init(&set);
+	rc = parse_args(argc, argv, &o, &set);
+	if (rc < 0) {
+		o.tty = isatty(STDOUT_FILENO);
+		if (!o.has_limit && o.tty)
+			o.limit = 25;
+		rc = run(&o, &set);
+	}
+	if (o.has_re)
+		regfree(&o.re);
+	return rc;
+}

@@ -1,0 +1,148 @@
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+#include "memz/sanitize.h"
+
+/* The one piece of process-wide state: a signal can only reach a flag. */
+static volatile sig_atomic_t interrupted;
+
+static int all_digits(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (*s < '0' || *s > '9')
+			return 0;
+	return 1;
+}
+
+int cli_parse_pid(const char *s, int *pid)
+{
+	unsigned long long v = 0;
+
+	/* strtol would accept " 12", "+12" and "-0": a PID is digits only */
+	if (!s || !all_digits(s))
+		return -1;
+	for (; *s; s++) {
+		v = v * 10 + (unsigned)(*s - '0');
+		if (v > INT_MAX)
+			return -1;
+	}
+	if (v == 0)
+		return -1;
+	*pid = (int)v;
+	return 0;
+}
+
+int cli_parse_count(const char *s, unsigned *out)
+{
+	unsigned long long v = 0;
+
+	if (!s || !all_digits(s))
+		return -1;
+	for (; *s; s++) {
+		v = v * 10 + (unsigned)(*s - '0');
+		if (v > 1000000)
+			return -1;
+	}
+	*out = (unsigned)v;
+	return 0;
+}
+
+int cli_parse_seconds(const char *s, double *out)
+{
+	char *end;
+	double v;
+
+	if (!s || !*s || *s == ' ' || *s == '-' || *s == '+')
+		return -1;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || *end || !isfinite(v) || v <= 0 || v > 86400)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+const char *cli_bytes(uint64_t v, bool raw, char *buf, size_t len)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
+	double x = (double)v;
+	int u = -1;
+
+	if (raw || v < 1024) {
+		snprintf(buf, len, raw ? "%llu" : "%llu B",
+			 (unsigned long long)v);
+		return buf;
+	}
+	while (x >= 1024 && u < 3) {
+		x /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.1f %s", x, unit[u]);
+	return buf;
+}
+
+const char *cli_rate(double bps, bool raw, char *buf, size_t len)
+{
+	char b[32];
+	uint64_t mag = (uint64_t)llround(fabs(bps));
+
+	if (raw) {
+		snprintf(buf, len, "%+.0f", bps);
+		return buf;
+	}
+	snprintf(buf, len, "%s%s/s", bps < 0 ? "-" : "+",
+		 cli_bytes(mag, false, b, sizeof b));
+	return buf;
+}
+
+const char *cli_name(const char *name, char *buf, size_t len)
+{
+	if (!name)
+		name = "";
+	memz_sanitize_terminal(name, strlen(name), buf, len);
+	return buf;
+}
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+void cli_catch_signals(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+}
+
+bool cli_interrupted(void)
+{
+	return interrupted != 0;
+}
+
+int cli_sleep(double s)
+{
+	struct timespec ts;
+
+	ts.tv_sec = (time_t)s;
+	ts.tv_nsec = (long)((s - (double)ts.tv_sec) * 1e9);
+	while (!interrupted && nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	return interrupted != 0;
+}
