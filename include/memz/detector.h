@@ -36,10 +36,48 @@ struct memz_verdict {
 	double since;      /* time of the push that started the verdict */
 };
 
-/* DETECTOR-STATE: the detector's own fixed-size state. */
+/*
+ * Fixed-size state, embedded in every process entry and group, so it is kept
+ * compact (about 1.2 KiB): values are stored as float offsets from `base`
+ * (which is also what makes rebase O(1)), times of the short ring as float
+ * offsets from `t0` (re-anchored before float precision suffers).
+ *
+ * Short horizon: the last MEMZ_DET_RING raw samples, for fast leaks.
+ * Long horizon: one bucket per LeakBucket seconds (wider when
+ * LeakLongHorizon / LeakBucket exceeds MEMZ_DET_BUCKETS), each keeping the
+ * bucket's minimum and maximum; the minima give the floor (what a saw-tooth
+ * or a spike returns to), the maxima the prior peak.
+ */
+#define MEMZ_DET_RING 32
+#define MEMZ_DET_BUCKETS 64
+
+struct memz_det_bucket {
+	int32_t idx; /* bucket number relative to memz_detector.idx0 */
+	float min, max;
+};
+
 struct memz_detector {
 	struct memz_verdict verdict;
-	unsigned n;
+	unsigned n; /* samples pushed since init */
+
+	double base; /* every stored value is relative to this */
+	double t0;   /* short-ring times are relative to this */
+
+	/* short horizon: ring of (t, value), oldest at rhead when full */
+	float rt[MEMZ_DET_RING], rv[MEMZ_DET_RING];
+	uint8_t rhead, rcount;
+
+	/* long horizon: closed buckets, oldest at bhead when full */
+	uint8_t bhead, bcount;
+	bool has_cur;
+	bool short_leak, long_leak;
+	struct memz_det_bucket b[MEMZ_DET_BUCKETS];
+	struct memz_det_bucket cur; /* the bucket being filled */
+	double bucket_w;            /* s; 0 until the first push */
+	int64_t idx0;
+	float noise;                /* median |step| of the ring, at close */
+
+	struct memz_verdict sv, lv; /* latest short and long assessments */
 };
 
 /* Empty history, no verdict. Never allocates. */
@@ -59,5 +97,9 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
  * the continuing members' change counts.
  */
 void memz_detector_rebase(struct memz_detector *d, double delta);
+
+/* Width of one long-horizon bucket under s: LeakBucket, or wider so that
+ * LeakLongHorizon fits in MEMZ_DET_BUCKETS. */
+double memz_detector_bucket_width(const struct memz_settings *s);
 
 #endif

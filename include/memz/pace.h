@@ -29,9 +29,22 @@ struct memz_pace_input {
 	unsigned leak_suspects;
 };
 
-/* PACE-STATE: the policy's own fixed-size state. */
+/*
+ * Going faster is immediate; going slower steps down one mode at a time and
+ * only after MEMZ_PACE_CALM seconds in which nothing asked for the current
+ * mode. A signal between half its threshold and the threshold asks for
+ * normal ("something is building up"), so a signal oscillating around a
+ * threshold keeps the pace at fast or normal instead of flapping to eco.
+ */
+#define MEMZ_PACE_CALM 30.0
+
 struct memz_pace {
 	enum memz_pace_mode mode;
+	double last_need; /* t when something last asked for `mode` or faster */
+	double last_t;
+	uint64_t last_pswpout; /* for the swap-out rate between calls */
+	bool has_last, has_swap;
+	double swap_out_bps;   /* the latest rate, for display */
 };
 
 void memz_pace_init(struct memz_pace *p);

@@ -1,0 +1,436 @@
+/*
+ * detector.c - leak verdicts from one PSS series.
+ *
+ * The design.md baseline (slope, R², drawdown over a short raw window) flags
+ * steps, thread pools, warm-ups and the ramps of a saw-tooth, and misses slow
+ * leaks. Two assessments run instead, and the verdict is their OR:
+ *
+ * Short horizon (the last MEMZ_DET_RING samples) starts a verdict when
+ *   - the baseline holds (LeakMinSamples, LeakMinRate, LeakMinR2, LeakMaxDip);
+ *   - the growth is spread out: the three largest rises between samples
+ *     carry at most SPREAD_TOP3 of all rising (a step, or a few steps close
+ *     together, carry nearly all of it);
+ *   - every quarter of the window rose on the one before by at least
+ *     QUARTER_MIN of what the slope predicts (a plateau, or growth confined
+ *     to one part of the window, fails; so a warm-up clears once it levels);
+ *   - the fitted end stands above the prior peak (the highest bucket that
+ *     closed before the window) by half the window's growth: a saw-tooth's
+ *     ramp or a recurring spike only climbs back to where it has been.
+ * Once flagged it holds while the slope stays above half of LeakMinRate,
+ * the drawdown rule holds and the last quarter still rises (by
+ * QUARTER_HOLD), so a noisy leak does not flap and a stopped one clears
+ * within a quarter window or so.
+ *
+ * Long horizon (buckets over LeakLongHorizon, judged when a bucket closes):
+ * the floor is the suffix minimum of the bucket minima (the lowest the
+ * series went from each bucket on). Spikes that come back down and a level
+ * saw-tooth leave it flat; a leak, bursty or not, and a rising saw-tooth
+ * floor make it climb. A verdict starts when, over at least LONG_MIN buckets,
+ *   - the floor's OLS slope is at least LeakSlowMinRate with R² at least
+ *     LeakMinR2;
+ *   - each third of the history rose (THIRD_MIN of the slope's prediction):
+ *     a single step, or steps close together, lift one third only;
+ *   - the last RECENT buckets still rose (RECENT_MIN), so a leak that stopped
+ *     clears within a few buckets;
+ *   - the floor rose by more than NOISE_MULT times the noise (median step
+ *     between raw samples): the floor of pure noise drifts up by about one
+ *     noise width towards the end, where fewer samples are left.
+ * It holds while the slope stays above half of LeakSlowMinRate, R² above
+ * half of LeakMinR2 and the recent floor rises by RECENT_HOLD.
+ *
+ * Nothing is judged below LeakMinSize. The fractions below are properties of
+ * the shapes (step, plateau, saw-tooth), not of the workload, so they are
+ * constants; the thresholds a user tunes are settings.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "memz/detector.h"
+
+#define SPREAD_TOP3 0.6
+#define QUARTER_MIN 0.3
+#define QUARTER_HOLD 0.15
+#define PEAK_MARGIN 0.5
+#define LONG_MIN 10
+#define THIRD_MIN 0.25
+#define RECENT 3
+#define RECENT_MIN 0.25
+#define RECENT_HOLD 0.1
+#define NOISE_MULT 3.0
+/* re-anchor short-ring times before float offsets lose milliseconds */
+#define T_REANCHOR 4096.0
+
+void memz_detector_init(struct memz_detector *d)
+{
+	memset(d, 0, sizeof *d);
+}
+
+double memz_detector_bucket_width(const struct memz_settings *s)
+{
+	double w = s->leak_bucket;
+
+	if (s->leak_long_horizon / w > MEMZ_DET_BUCKETS)
+		w = s->leak_long_horizon / MEMZ_DET_BUCKETS;
+	return w;
+}
+
+void memz_detector_rebase(struct memz_detector *d, double delta)
+{
+	if (d->n)
+		d->base += delta;
+}
+
+struct fit {
+	double slope, r2, x0, x1, y1; /* y1: fitted value at x1 */
+};
+
+/* OLS of y on x; false when x does not vary. */
+static bool ols(const double *x, const double *y, unsigned n, struct fit *f)
+{
+	double mx = 0, my = 0, sxx = 0, sxy = 0, syy = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		mx += x[i];
+		my += y[i];
+	}
+	mx /= n;
+	my /= n;
+	for (unsigned i = 0; i < n; i++) {
+		double dx = x[i] - mx, dy = y[i] - my;
+		sxx += dx * dx;
+		sxy += dx * dy;
+		syy += dy * dy;
+	}
+	if (!(sxx > 0))
+		return false;
+	f->slope = sxy / sxx;
+	f->r2 = syy > 0 ? sxy * sxy / (sxx * syy) : 0;
+	f->x0 = x[0];
+	f->x1 = x[n - 1];
+	f->y1 = my + f->slope * (x[n - 1] - mx);
+	return true;
+}
+
+static double clamp01(double v)
+{
+	return v < 0 ? 0 : v > 1 ? 1 : v;
+}
+
+/*
+ * 0..100 from fit quality, how far the rate is above its threshold and how
+ * much data there is. A leak never reports less than 50, a non-leak never
+ * more than 49, so the number agrees with the flag.
+ */
+static int confidence(bool leak, double rate, double min_rate, double r2,
+		      unsigned n, unsigned need)
+{
+	double q, c;
+
+	if (!(rate > 0))
+		return 0;
+	q = 0.4 * clamp01((r2 - 0.5) / 0.5) +
+	    0.3 * clamp01(0.5 + log2(rate / (min_rate > 0 ? min_rate : 1)) / 4) +
+	    0.3 * clamp01((double)n / (2.0 * need));
+	c = floor(q * 100 + 0.5);
+	if (leak)
+		return c < 50 ? 50 : (int)c;
+	return c > 49 ? 49 : (int)c;
+}
+
+/* Highest closed bucket that ended at or before absolute time t. */
+static bool prior_peak(const struct memz_detector *d, double t, double *peak)
+{
+	bool any = false;
+
+	for (unsigned k = 0; k < d->bcount; k++) {
+		const struct memz_det_bucket *b =
+			&d->b[(d->bhead + k) % MEMZ_DET_BUCKETS];
+		double end = (double)(d->idx0 + b->idx + 1) * d->bucket_w;
+
+		if (end > t)
+			continue;
+		if (!any || b->max > *peak)
+			*peak = b->max;
+		any = true;
+	}
+	return any;
+}
+
+static void assess_short(struct memz_detector *d, const struct memz_settings *s)
+{
+	double x[MEMZ_DET_RING], y[MEMZ_DET_RING];
+	double qx[4] = { 0 }, qy[4] = { 0 };
+	unsigned qn[4] = { 0 };
+	double top[3] = { 0 }, rising = 0, runmax, dd = 0, growth, peak = 0;
+	unsigned m = d->rcount, start;
+	struct fit f;
+	bool held = d->short_leak, ok;
+	struct memz_verdict *v = &d->sv;
+
+	memset(v, 0, sizeof *v);
+	v->horizon = MEMZ_HORIZON_SHORT;
+	if (m < 2)
+		return;
+	start = m == MEMZ_DET_RING ? d->rhead : 0;
+	for (unsigned i = 0; i < m; i++) {
+		unsigned k = (start + i) % MEMZ_DET_RING;
+		x[i] = d->rt[k];
+		y[i] = d->rv[k];
+	}
+	if (!ols(x, y, m, &f))
+		return;
+	v->rate_bps = f.slope;
+	v->r2 = f.r2;
+	v->samples = m;
+	if (m < (unsigned)s->leak_min_samples || !(f.slope > 0)) {
+		d->short_leak = false;
+		return;
+	}
+	growth = f.slope * (f.x1 - f.x0);
+
+	runmax = y[0];
+	for (unsigned i = 1; i < m; i++) {
+		double up = y[i] - y[i - 1];
+		if (y[i] > runmax)
+			runmax = y[i];
+		else if (runmax - y[i] > dd)
+			dd = runmax - y[i];
+		if (up <= 0)
+			continue;
+		rising += up;
+		if (up > top[2]) {
+			top[2] = up;
+			if (top[2] > top[1]) {
+				double t = top[1]; top[1] = top[2]; top[2] = t;
+			}
+			if (top[1] > top[0]) {
+				double t = top[0]; top[0] = top[1]; top[1] = t;
+			}
+		}
+	}
+	for (unsigned i = 0; i < m; i++) {
+		unsigned q = i * 4 / m;
+		qx[q] += x[i];
+		qy[q] += y[i];
+		qn[q]++;
+	}
+	for (unsigned q = 0; q < 4; q++) {
+		qx[q] /= qn[q];
+		qy[q] /= qn[q];
+	}
+
+	ok = d->base + y[m - 1] >= s->leak_min_size && dd <= s->leak_max_dip * growth;
+	if (held) {
+		double exp3 = f.slope * (qx[3] - qx[2]);
+		ok = ok && f.slope >= 0.5 * s->leak_min_rate &&
+		     qy[3] - qy[2] >= QUARTER_HOLD * exp3;
+	} else {
+		ok = ok && f.slope >= s->leak_min_rate && f.r2 >= s->leak_min_r2 &&
+		     top[0] + top[1] + top[2] <= SPREAD_TOP3 * rising;
+		for (unsigned q = 1; q < 4 && ok; q++)
+			ok = qy[q] - qy[q - 1] >=
+			     QUARTER_MIN * f.slope * (qx[q] - qx[q - 1]);
+		/* and the last quarter still climbs within itself */
+		ok = ok && y[m - 1] - y[m - qn[3]] >=
+				   QUARTER_MIN * f.slope * (x[m - 1] - x[m - qn[3]]);
+		if (ok && prior_peak(d, d->t0 + x[0], &peak))
+			ok = f.y1 >= peak + PEAK_MARGIN * growth;
+	}
+	d->short_leak = ok;
+	v->leak = ok;
+	v->confidence = confidence(ok, f.slope, s->leak_min_rate, f.r2, m,
+				   (unsigned)s->leak_min_samples);
+}
+
+/* Median absolute step of the short ring: the series' own noise scale. */
+static double ring_noise(const struct memz_detector *d)
+{
+	double st[MEMZ_DET_RING];
+	unsigned m = d->rcount, start = m == MEMZ_DET_RING ? d->rhead : 0, n = 0;
+
+	for (unsigned i = 1; i < m; i++) {
+		unsigned a = (start + i - 1) % MEMZ_DET_RING,
+			 b = (start + i) % MEMZ_DET_RING;
+		st[n++] = fabs((double)d->rv[b] - d->rv[a]);
+	}
+	if (!n)
+		return 0;
+	/* insertion sort: at most 31 values, once per bucket */
+	for (unsigned i = 1; i < n; i++) {
+		double v = st[i];
+		unsigned j = i;
+		for (; j > 0 && st[j - 1] > v; j--)
+			st[j] = st[j - 1];
+		st[j] = v;
+	}
+	return n % 2 ? st[n / 2] : 0.5 * (st[n / 2 - 1] + st[n / 2]);
+}
+
+static void assess_long(struct memz_detector *d, const struct memz_settings *s)
+{
+	double x[MEMZ_DET_BUCKETS], env[MEMZ_DET_BUCKETS];
+	double horizon_n = s->leak_long_horizon / d->bucket_w;
+	unsigned nb = 0, r;
+	struct fit f;
+	struct memz_verdict *v = &d->lv;
+	bool held = d->long_leak, ok;
+	double rec;
+
+	memset(v, 0, sizeof *v);
+	v->horizon = MEMZ_HORIZON_LONG;
+	for (unsigned k = 0; k < d->bcount; k++) {
+		const struct memz_det_bucket *b =
+			&d->b[(d->bhead + k) % MEMZ_DET_BUCKETS];
+		if ((double)(d->cur.idx - b->idx) > horizon_n)
+			continue;
+		x[nb] = ((double)b->idx + 0.5) * d->bucket_w;
+		env[nb++] = b->min;
+	}
+	d->long_leak = false;
+	if (nb < 2)
+		return;
+	for (unsigned k = nb - 1; k-- > 0;)
+		if (env[k + 1] < env[k])
+			env[k] = env[k + 1];
+	if (!ols(x, env, nb, &f))
+		return;
+	v->rate_bps = f.slope;
+	v->r2 = f.r2;
+	v->samples = nb;
+	if (nb < LONG_MIN || !(f.slope > 0))
+		return;
+
+	/*
+	 * "Recent" spans RECENT buckets, or for a leak that grows in bursts
+	 * one more than the widest gap between its floor's rises: a leak is
+	 * not over before it has been quiet for longer than it ever was.
+	 */
+	r = RECENT;
+	if (held) {
+		unsigned last = 0, gap = 0;
+		for (unsigned k = 1; k < nb; k++) {
+			if (env[k] - env[k - 1] <= d->noise)
+				continue;
+			if (last && k - last > gap)
+				gap = k - last;
+			last = k;
+		}
+		if (gap + 1 > r)
+			r = gap + 1;
+	}
+	if (r > nb / 3 && !held)
+		r = nb / 3;
+	if (r > nb - 1)
+		r = nb - 1;
+	rec = (env[nb - 1] - env[nb - 1 - r]) /
+	      (f.slope * (x[nb - 1] - x[nb - 1 - r]));
+	ok = d->base + d->cur.min >= s->leak_min_size;
+	if (held) {
+		ok = ok && f.slope >= 0.5 * s->leak_slow_min_rate &&
+		     f.r2 >= 0.5 * s->leak_min_r2 && rec >= RECENT_HOLD;
+	} else {
+		unsigned cut[4] = { 0, nb / 3, 2 * nb / 3, nb };
+		ok = ok && f.slope >= s->leak_slow_min_rate &&
+		     f.r2 >= s->leak_min_r2 && rec >= RECENT_MIN &&
+		     env[nb - 1] - env[0] > NOISE_MULT * d->noise;
+		for (unsigned i = 0; i < 3 && ok; i++) {
+			unsigned a = cut[i], b = cut[i + 1] - 1;
+			ok = env[b] - env[a] >=
+			     THIRD_MIN * f.slope * (x[b] - x[a]);
+		}
+	}
+	d->long_leak = ok;
+	v->leak = ok;
+	v->confidence = confidence(ok, f.slope, s->leak_slow_min_rate, f.r2, nb,
+				   LONG_MIN);
+}
+
+static void ring_push(struct memz_detector *d, double t, float y)
+{
+	unsigned k;
+
+	if (t - d->t0 > T_REANCHOR) {
+		double shift = t - d->t0;
+		for (unsigned i = 0; i < d->rcount; i++)
+			d->rt[i] = (float)((double)d->rt[i] - shift);
+		d->t0 = t;
+	}
+	if (d->rcount < MEMZ_DET_RING) {
+		k = d->rcount++;
+	} else {
+		k = d->rhead;
+		d->rhead = (uint8_t)((d->rhead + 1) % MEMZ_DET_RING);
+	}
+	d->rt[k] = (float)(t - d->t0);
+	d->rv[k] = y;
+}
+
+/* Returns true when a bucket closed (the long horizon needs judging). */
+static bool bucket_push(struct memz_detector *d, double t, float y)
+{
+	int64_t idx = (int64_t)floor(t / d->bucket_w);
+	bool closed = false;
+
+	if (!d->has_cur) {
+		d->idx0 = idx;
+	} else if (idx - d->idx0 == d->cur.idx) {
+		if (y < d->cur.min)
+			d->cur.min = y;
+		if (y > d->cur.max)
+			d->cur.max = y;
+		return false;
+	} else {
+		unsigned k;
+		if (d->bcount < MEMZ_DET_BUCKETS) {
+			k = (d->bhead + d->bcount++) % MEMZ_DET_BUCKETS;
+		} else {
+			k = d->bhead;
+			d->bhead = (uint8_t)((d->bhead + 1) % MEMZ_DET_BUCKETS);
+		}
+		d->b[k] = d->cur;
+		closed = true;
+	}
+	d->has_cur = true;
+	d->cur.idx = (int32_t)(idx - d->idx0);
+	d->cur.min = d->cur.max = y;
+	return closed;
+}
+
+int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
+		       double t, double bytes)
+{
+	bool was = d->verdict.leak, closed;
+	double since = d->verdict.since;
+	double w = memz_detector_bucket_width(s);
+	float y;
+
+	if (!d->n) {
+		d->base = bytes;
+		d->t0 = t;
+	}
+	if (d->bucket_w != w) {
+		/* settings changed under a live history: restart the buckets */
+		d->bucket_w = w;
+		d->bcount = d->bhead = 0;
+		d->has_cur = false;
+		d->long_leak = false;
+		memset(&d->lv, 0, sizeof d->lv);
+	}
+	d->n++;
+	y = (float)(bytes - d->base);
+	ring_push(d, t, y);
+	closed = bucket_push(d, t, y);
+	if (closed) {
+		d->noise = (float)ring_noise(d);
+		assess_long(d, s);
+	}
+	assess_short(d, s);
+
+	if (d->short_leak || (!d->long_leak && d->sv.samples))
+		d->verdict = d->sv;
+	else
+		d->verdict = d->lv;
+	d->verdict.leak = d->short_leak || d->long_leak;
+	d->verdict.since = d->verdict.leak ? (was ? since : t) : 0;
+	return d->verdict.leak != was;
+}

@@ -1,0 +1,290 @@
+/*
+ * test_detector.c - the leak detector against synthetic series: every shape
+ * the detector must flag and every shape it must not, at 1 s and 10 s
+ * cadence, with deterministic noise. Prints a latency / false-alarm table.
+ */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "memz/detector.h"
+
+#define KiB 1024.0
+#define MiB (1024.0 * 1024.0)
+
+static uint64_t rng = 88172645463325252ull;
+
+static double uniform(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return ((double)(rng >> 11) + 0.5) / 9007199254740992.0;
+}
+
+static double gauss(void)
+{
+	return sqrt(-2 * log(uniform())) * cos(2 * M_PI * uniform());
+}
+
+enum shape {
+	LINEAR, SLOW_EXP, EXPONENTIAL, BURSTS, SAW_RISING, SAW_LEVEL, FLAT,
+	WARMUP, STEP, STEPS, SPIKES, STOPS,
+};
+
+struct series {
+	const char *name;
+	enum shape shape;
+	double rate;  /* B/s: growth, or ramp slope */
+	double size;  /* burst, step, spike or amplitude, B */
+	double period; /* s */
+	double noise; /* sigma, B */
+	double until; /* the growth ends here (WARMUP, STOPS) */
+};
+
+static double value(const struct series *c, double t)
+{
+	double base = 200 * MiB, ph;
+
+	switch (c->shape) {
+	case LINEAR:
+		return base + c->rate * t;
+	case SLOW_EXP:
+	case EXPONENTIAL:
+		/* c->rate is the initial rate, c->period the doubling time */
+		return base + c->rate * c->period / M_LN2 *
+				      (exp(M_LN2 * t / c->period) - 1);
+	case BURSTS:
+		return base + c->size * floor(t / c->period);
+	case SAW_RISING:
+	case SAW_LEVEL:
+		ph = fmod(t, c->period);
+		return base + c->size * ph / c->period +
+		       (c->shape == SAW_RISING ? c->rate * (t - ph) : 0);
+	case FLAT:
+		return base;
+	case WARMUP:
+	case STOPS:
+		return base + c->rate * (t < c->until ? t : c->until);
+	case STEP:
+		return base + (t >= 300 ? c->size : 0);
+	case STEPS:
+		/* four allocations a few seconds apart: a thread pool */
+		return base + c->size * ((t >= 300) + (t >= 303) + (t >= 306) +
+					 (t >= 309));
+	case SPIKES:
+		ph = fmod(t, c->period);
+		return base + (ph >= 100 && ph < 130 ? c->size : 0);
+	}
+	return base;
+}
+
+struct outcome {
+	double first;   /* t of the first flag, -1 if never */
+	unsigned first_n; /* samples pushed by then */
+	unsigned starts;  /* leak events */
+	double last_clear; /* t of the last clear, -1 if never */
+	bool flagged_at_end;
+	unsigned starts_after; /* leak events after `after` */
+	double clear_after;    /* first clear after `after`, -1 if none */
+};
+
+static void run(const struct series *c, double dt, double duration,
+		double after, struct outcome *o)
+{
+	struct memz_settings s;
+	struct memz_detector d;
+	unsigned n = 0;
+
+	memz_settings_init(&s);
+	memz_detector_init(&d);
+	memset(o, 0, sizeof *o);
+	o->first = o->last_clear = o->clear_after = -1;
+	rng = 88172645463325252ull;
+	for (double t = 0; t <= duration; t += dt) {
+		double v = value(c, t) + c->noise * gauss();
+		n++;
+		if (!memz_detector_push(&d, &s, 1000 + t, v))
+			continue;
+		if (getenv("DETECTOR_DEBUG"))
+			fprintf(stderr, "  t=%.0f %s rate=%.0f r2=%.3f n=%u %s conf=%d\n",
+				t, d.verdict.leak ? "LEAK" : "clear",
+				d.verdict.rate_bps, d.verdict.r2, d.verdict.samples,
+				d.verdict.horizon ? "long" : "short",
+				d.verdict.confidence);
+		if (d.verdict.leak) {
+			o->starts++;
+			if (o->first < 0) {
+				o->first = t;
+				o->first_n = n;
+			}
+			if (t >= after)
+				o->starts_after++;
+		} else {
+			o->last_clear = t;
+			if (t >= after && o->clear_after < 0)
+				o->clear_after = t;
+		}
+	}
+	o->flagged_at_end = d.verdict.leak;
+}
+
+/*
+ * Must flag within `within` seconds and stay flagged while it grows. A
+ * saw-tooth's first ramp is a leak as far as anyone can tell, so a verdict
+ * may come and go before `after`; then exactly one must start.
+ */
+static void must_flag(const struct series *c, double dt, double within,
+		      double duration, double after)
+{
+	struct outcome o;
+
+	run(c, dt, duration, after, &o);
+	fprintf(stderr, "| %-34s | %4.0f s | flag | %6.0f s | %5u | %u |%s\n",
+		c->name, dt, o.first, o.first_n, o.starts,
+		after ? " (first ramp)" : "");
+	CHECK(o.first >= 0);
+	CHECK(o.first <= within);
+	CHECK(o.flagged_at_end);
+	CHECK_INT(o.starts_after, after ? 1 : o.starts);
+	CHECK_INT(o.starts, after ? o.starts : 1);
+}
+
+/* Must not flag after `after` seconds (0: never). */
+static void must_not(const struct series *c, double dt, double after,
+		     double duration)
+{
+	struct outcome o;
+
+	run(c, dt, duration, after, &o);
+	fprintf(stderr, "| %-34s | %4.0f s | none | %6.0f s | %5u | %u |\n",
+		c->name, dt, o.first, o.first_n, o.starts);
+	CHECK_INT(o.starts_after, 0);
+	CHECK(!o.flagged_at_end);
+	if (after == 0)
+		CHECK_INT(o.starts, 0);
+}
+
+/* May flag while growing; must clear within `clear` s after c->until. */
+static void must_clear(const struct series *c, double dt, double clear,
+		       double duration)
+{
+	struct outcome o;
+
+	run(c, dt, duration, c->until, &o);
+	fprintf(stderr,
+		"| %-34s | %4.0f s | clear | %6.0f s | %5u | %u | clear %+.0f s\n",
+		c->name, dt, o.first, o.first_n, o.starts,
+		o.last_clear >= 0 ? o.last_clear - c->until : -1);
+	CHECK_INT(o.starts_after, 0);
+	CHECK(!o.flagged_at_end);
+	if (o.first >= 0)
+		CHECK(o.last_clear >= c->until &&
+		      o.last_clear <= c->until + clear);
+}
+
+static void flags(void)
+{
+	static const struct series fast[] = {
+		{ "linear 36 KiB/s, noise 2 KiB", LINEAR, 36 * KiB, 0, 0, 2 * KiB, 0 },
+		{ "linear 128 KiB/s, noise 64 KiB", LINEAR, 128 * KiB, 0, 0, 64 * KiB, 0 },
+		{ "linear 1 MiB/s, noise 256 KiB", LINEAR, MiB, 0, 0, 256 * KiB, 0 },
+	};
+	static const struct series slow[] = {
+		{ "slow 1 KiB/s, noise 16 KiB", LINEAR, KiB, 0, 0, 16 * KiB, 0 },
+		{ "slow 4 KiB/s, noise 64 KiB", LINEAR, 4 * KiB, 0, 0, 64 * KiB, 0 },
+		{ "slow 16 KiB/s, noise 256 KiB", LINEAR, 16 * KiB, 0, 0, 256 * KiB, 0 },
+	};
+	static const struct series bursts[] = {
+		{ "bursts 4 MiB / 60 s", BURSTS, 0, 4 * MiB, 60, 32 * KiB, 0 },
+		{ "bursts 2 MiB / 300 s", BURSTS, 0, 2 * MiB, 300, 32 * KiB, 0 },
+	};
+	static const struct series saw = {
+		"saw 20 MiB/120 s, floor 8 KiB/s", SAW_RISING, 8 * KiB, 20 * MiB,
+		120, 64 * KiB, 0
+	};
+	static const struct series expo[] = {
+		{ "exp 256 B/s doubling 10 min", SLOW_EXP, 256, 0, 600, 16 * KiB, 0 },
+		{ "exp 4 KiB/s doubling 2 min", EXPONENTIAL, 4 * KiB, 0, 120, 16 * KiB, 0 },
+	};
+
+	for (int k = 0; k < 2; k++) {
+		double dt = k ? 10 : 1;
+		for (size_t i = 0; i < sizeof fast / sizeof fast[0]; i++)
+			must_flag(&fast[i], dt, 12 * dt, 1800, 0);
+		/* 45 min at 1 KiB/s, sooner when faster */
+		must_flag(&slow[0], dt, 2700, 3600, 0);
+		must_flag(&slow[1], dt, 1500, 3600, 0);
+		must_flag(&slow[2], dt, 900, 3600, 0);
+		must_flag(&bursts[0], dt, 900, 3600, 0);
+		must_flag(&bursts[1], dt, 3600, 7200, 0);
+		must_flag(&saw, dt, 2700, 3600, saw.period);
+		must_flag(&expo[0], dt, 2700, 3600, 0);
+		must_flag(&expo[1], dt, 600, 900, 0);
+	}
+}
+
+static void not_flags(void)
+{
+	static const struct series flat[] = {
+		{ "flat, noise 4 KiB", FLAT, 0, 0, 0, 4 * KiB, 0 },
+		{ "flat, noise 1 MiB", FLAT, 0, 0, 0, MiB, 0 },
+		{ "flat, noise 16 MiB", FLAT, 0, 0, 0, 16 * MiB, 0 },
+	};
+	static const struct series steps[] = {
+		{ "one step of 256 MiB", STEP, 0, 256 * MiB, 0, 64 * KiB, 0 },
+		{ "four steps of 32 MiB in 9 s", STEPS, 0, 32 * MiB, 0, 64 * KiB, 0 },
+	};
+	static const struct series saw = {
+		"saw 20 MiB/120 s, level floor", SAW_LEVEL, 0, 20 * MiB, 120,
+		64 * KiB, 0
+	};
+	static const struct series slow_saw = {
+		"saw 100 MiB/600 s, level floor", SAW_LEVEL, 0, 100 * MiB, 600,
+		64 * KiB, 0
+	};
+	static const struct series spikes = {
+		"spikes 300 MiB for 30 s / 300 s", SPIKES, 0, 300 * MiB, 300,
+		64 * KiB, 0
+	};
+
+	for (int k = 0; k < 2; k++) {
+		double dt = k ? 10 : 1;
+		for (size_t i = 0; i < sizeof flat / sizeof flat[0]; i++)
+			must_not(&flat[i], dt, 0, 3600);
+		for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+			must_not(&steps[i], dt, 0, 3600);
+		/* the first ramp is a leak as far as anyone can tell */
+		must_not(&saw, dt, saw.period, 3600);
+		must_not(&slow_saw, dt, slow_saw.period, 3600);
+		must_not(&spikes, dt, 0, 3600);
+	}
+}
+
+static void clears(void)
+{
+	static const struct series warm[] = {
+		{ "warm-up 4 MiB/s for 60 s", WARMUP, 4 * MiB, 0, 0, 64 * KiB, 60 },
+		{ "warm-up 256 KiB/s for 10 min", WARMUP, 256 * KiB, 0, 0, 64 * KiB, 600 },
+		{ "leak 128 KiB/s stops at 20 min", STOPS, 128 * KiB, 0, 0, 64 * KiB, 1200 },
+		{ "leak 8 KiB/s stops at 40 min", STOPS, 8 * KiB, 0, 0, 16 * KiB, 2400 },
+	};
+
+	for (int k = 0; k < 2; k++) {
+		double dt = k ? 10 : 1;
+		for (size_t i = 0; i < sizeof warm / sizeof warm[0]; i++)
+			must_clear(&warm[i], dt, 300, 3600);
+	}
+}
+
+int main(void)
+{
+	fprintf(stderr, "| series | cadence | want | first flag | samples | starts |\n");
+	flags();
+	not_flags();
+	clears();
+	return check_status();
+}
