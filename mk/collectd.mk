@@ -32,3 +32,10 @@ memz_la_LIBADD = libmemz.la
 collectdconfdir = $(collectd_confdir)
 collectdconf_DATA = conf/collectd.d/memz.conf
 endif
+
+# Integration tests with the real collectd (each skips itself when it
+# cannot run: no collectd, no memz.so, or a sanitizer build).
+INTEGRATION_TESTS += tests/it_collectd_breakdown.sh
+EXTRA_DIST += tests/it_collectd_breakdown.sh
+INTEGRATION_TESTS += tests/it_collectd_leak.sh
+EXTRA_DIST += tests/it_collectd_leak.sh

@@ -171,8 +171,8 @@ static void test_events(void)
 	CHECK_STR(m.kind, "group");
 	CHECK_STR(m.horizon, "long");
 	CHECK_STR(m.plugin_instance, "web");
-	CHECK_STR(m.message, "[LEAK?] cleared: group web no longer grows like "
-			     "a leak (rate 3.0 MiB/s, R^2 0.50 over 9 buckets)");
+	CHECK_STR(m.message, "[LEAK?] cleared: group web is no longer flagged "
+			     "(last rate 3.0 MiB/s, R^2 0.50 over 9 buckets)");
 
 	/* a name longer than an instance is cut, never overflows */
 	e.name = "0123456789012345678901234567890123456789012345678901234567890123456789";

@@ -163,8 +163,8 @@ void cdm_event(const struct memz_event *e, struct cdm_notif *out)
 	unit = v->horizon == MEMZ_HORIZON_LONG ? "buckets" : "samples";
 	if (out->okay)
 		snprintf(out->message, sizeof out->message,
-			 "[LEAK?] cleared: %s no longer grows like a leak "
-			 "(rate %s, R^2 %.2f over %u %s)",
+			 "[LEAK?] cleared: %s is no longer flagged "
+			 "(last rate %s, R^2 %.2f over %u %s)",
 			 who, rate, v->r2, v->samples, unit);
 	else
 		snprintf(out->message, sizeof out->message,

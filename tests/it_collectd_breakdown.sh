@@ -1,0 +1,72 @@
+#!/bin/sh
+# The RAM breakdown reaches collectd, its parts add up to MemTotal, and the
+# pace (sampling) and the plugin's Interval (dispatch) are independent:
+# Pace fast samples every 0.5 s while <LoadPlugin memz> Interval 2 makes
+# values go out every 2 s.
+. "$top_srcdir/tests/collectd/lib.sh"
+cd_init breakdown
+
+A="$D/a"
+CD_MEMZ_LOAD='<LoadPlugin memz>
+  Interval 2
+</LoadPlugin>'
+CD_MEMZ='  Pace "fast"
+  Process "collectd"'
+cd_conf "$A" "memzbd$$"
+t0=$(cd_now)
+cd_start "$A"
+cd_wait_ready "$A"
+cd_poll 10 cd_has_val "$A" memz/memory-kernel_residual ||
+	cd_fail "no breakdown values within 10 s"
+echo "first breakdown value after $(cd_since "$t0") s"
+
+sum=0
+for part in free buffers cached slab page_tables process_anon hidden_anon \
+	kernel_residual; do
+	v=$(cd_getval "$A" "memz/memory-$part") || cd_fail "no memz/memory-$part"
+	cd_num_cmp "$v" ">=" 0 || cd_fail "memory-$part is $v"
+	echo "memory-$part = $v"
+	sum=$(awk -v s="$sum" -v v="$v" 'BEGIN { printf "%.0f", s + v }')
+done
+total=$(awk '/^MemTotal:/ { printf "%.0f", $2 * 1024 }' /proc/meminfo)
+dev=$(awk -v s="$sum" -v t="$total" 'BEGIN { d = (s - t) / t; if (d < 0) d = -d; printf "%.5f", d * 100 }')
+echo "sum of parts $sum B, MemTotal $total B: off by $dev %"
+cd_num_cmp "$dev" "<=" 1 || cd_fail "parts do not add up to MemTotal"
+
+# process_anon is what memz could read: as root that is nearly all of it.
+pa=$(cd_getval "$A" memz/memory-process_anon)
+cd_num_cmp "$pa" ">" 0 || cd_fail "process_anon is $pa"
+
+iv=$(cd_getval "$A" memz/gauge-interval)
+echo "pace interval $iv s"
+awk -v v="$iv" 'BEGIN { exit !(v == 0.5) }' || cd_fail "Pace fast should sample every 0.5 s, gauge-interval is $iv"
+
+# A selected group is reported with its own figures.
+pss=$(cd_getval "$A" memz-collectd/memory-pss) || cd_fail "group collectd not reported"
+np=$(cd_getval "$A" memz-collectd/ps_count processes)
+nt=$(cd_getval "$A" memz-collectd/ps_count threads)
+echo "collectd group: pss $pss B, $np processes, $nt threads"
+cd_num_cmp "$pss" ">" 1048576 || cd_fail "collectd's PSS is $pss"
+cd_num_cmp "$np" ">=" 1 || cd_fail "collectd group has $np processes"
+cd_num_cmp "$nt" ">" 1 || cd_fail "collectd group has $nt threads"
+
+# Dispatch every 2 s though sampling every 0.5 s: the csv rows of one value
+# are 2 s apart.
+csv() {
+	cat "$A"/csv/"memzbd$$"/memz/memory-free-* 2>/dev/null | grep -v '^epoch'
+}
+rows_enough() {
+	[ "$(csv | wc -l)" -ge 5 ]
+}
+cd_poll 20 rows_enough || cd_fail "fewer than 5 dispatches in 20 s"
+gaps=$(csv | awk -F, 'NR > 1 { printf "%.2f ", $1 - prev } { prev = $1 }')
+echo "dispatch gaps: $gaps"
+for g in $gaps; do
+	cd_num_cmp "$g" ">=" 1.5 && cd_num_cmp "$g" "<=" 2.5 ||
+		cd_fail "dispatch gap $g s, Interval is 2 s"
+done
+
+if grep -q '\[error\]' "$A/collectd.log"; then
+	cd_fail "errors in the log"
+fi
+echo "ok"
