@@ -299,6 +299,262 @@ static void test_sysfiles_real(void)
 	CHECK_INT(f.n_nodes, 0);
 }
 
+static void open_fixture(struct memz_sysfiles *f, const char *name, int expect)
+{
+	char proc[256], sys[256];
+
+	snprintf(proc, sizeof(proc), "%s/%s/proc", MEMZ_FIXTURES, name);
+	snprintf(sys, sizeof(sys), "%s/%s/sys", MEMZ_FIXTURES, name);
+	memz_sysfiles_init(f);
+	CHECK_INT(memz_sysfiles_open(f, proc, sys), expect);
+}
+
+static void test_sysfiles_tree1(void)
+{
+	struct memz_sysfiles f;
+	struct memz_meminfo m;
+	struct memz_psi p;
+	struct memz_numa n;
+	struct memz_vmstat v;
+	int round;
+
+	open_fixture(&f, "tree1", 0);
+	/* the second round re-reads the kept fds and must agree */
+	for (round = 0; round < 2; round++) {
+		CHECK_INT(memz_sysfiles_read_meminfo(&f, &m), 0);
+		CHECK_U64(m.mem_total, 8388608 * KB);
+		CHECK_U64(m.mem_free, 4194304 * KB);
+		CHECK_U64(m.buffers, 131072 * KB);
+		CHECK_U64(m.cached, 1048576 * KB);
+		CHECK_U64(m.slab, 262144 * KB);
+		CHECK_U64(m.page_tables, 16384 * KB);
+		CHECK_U64(m.anon_pages, 37888 * KB);
+		CHECK_U64(m.kernel_stack, 8192 * KB);
+		CHECK_U64(m.vmalloc_used, 32768 * KB);
+		CHECK_U64(m.percpu, 4096 * KB);
+		CHECK_U64(m.mem_available, 6291456 * KB);
+		CHECK(m.has_mem_available && m.has_percpu && m.has_anon_pages);
+		CHECK_INT(memz_sysfiles_read_psi(&f, &p), 0);
+		CHECK(p.present && p.has_full);
+		CHECK_NEAR(p.some.avg10, 0.12, 1e-9);
+		CHECK_NEAR(p.some.avg60, 0.34, 1e-9);
+		CHECK_NEAR(p.some.avg300, 0.56, 1e-9);
+		CHECK_U64(p.some.total, 7890);
+		CHECK_NEAR(p.full.avg10, 0.01, 1e-9);
+		CHECK_NEAR(p.full.avg60, 0.02, 1e-9);
+		CHECK_NEAR(p.full.avg300, 0.03, 1e-9);
+		CHECK_U64(p.full.total, 456);
+		CHECK_INT(memz_sysfiles_read_vmstat(&f, &v), 0);
+		CHECK(v.present);
+		CHECK_U64(v.pswpin, 17);
+		CHECK_U64(v.pswpout, 42);
+		CHECK_INT(memz_sysfiles_read_numa(&f, &n), 0);
+		CHECK_INT(n.n, 1);
+		CHECK_INT(n.node[0].id, 0);
+		CHECK_U64(n.node[0].total, 8388608 * KB);
+	}
+	memz_sysfiles_release(&f);
+	/* release twice is harmless */
+	memz_sysfiles_release(&f);
+}
+
+static void test_sysfiles_numa2(void)
+{
+	struct memz_sysfiles f;
+	struct memz_psi p;
+	struct memz_numa n;
+
+	open_fixture(&f, "numa2", 0);
+	CHECK_INT(f.n_nodes, 2);
+	CHECK_INT(memz_sysfiles_read_numa(&f, &n), 0);
+	CHECK_INT(n.n, 2);
+	CHECK_INT(n.node[0].id, 0);
+	CHECK_U64(n.node[0].total, 4194304 * KB);
+	CHECK_U64(n.node[0].free, 2114048 * KB);
+	CHECK_U64(n.node[0].used, 2080256 * KB);
+	CHECK_INT(n.node[1].id, 1);
+	CHECK_U64(n.node[1].total, 4193280 * KB);
+	CHECK_U64(n.node[1].free, 2112000 * KB);
+	CHECK_U64(n.node[1].used, 2081280 * KB);
+	CHECK_INT(memz_sysfiles_read_psi(&f, &p), 0);
+	CHECK(p.present);
+	CHECK(!p.has_full);
+	CHECK_NEAR(p.some.avg10, 0.12, 1e-9);
+	memz_sysfiles_release(&f);
+}
+
+/* An old kernel: no PSI, no node directory. Absent, not errors. */
+static void test_sysfiles_absent(void)
+{
+	struct memz_sysfiles f;
+	struct memz_meminfo m;
+	struct memz_psi p;
+	struct memz_numa n;
+	struct memz_vmstat v;
+
+	open_fixture(&f, "no-rollup", 0);
+	CHECK_INT(f.psi_fd, -1);
+	CHECK_INT(memz_sysfiles_read_meminfo(&f, &m), 0);
+	CHECK(!m.has_mem_available);
+	CHECK(!m.has_percpu);
+	memset(&p, 0xff, sizeof(p));
+	CHECK_INT(memz_sysfiles_read_psi(&f, &p), 0);
+	CHECK(!p.present);
+	CHECK(!p.has_full);
+	CHECK_NEAR(p.some.avg10, 0, 0);
+	n.n = 99;
+	CHECK_INT(memz_sysfiles_read_numa(&f, &n), 0);
+	CHECK_INT(n.n, 0);
+	CHECK_INT(memz_sysfiles_read_vmstat(&f, &v), 0);
+	CHECK(v.present);
+	memz_sysfiles_release(&f);
+
+	/* meminfo is required */
+	open_fixture(&f, "does-not-exist", -ENOENT);
+	CHECK_INT(f.meminfo_fd, -1);
+	CHECK_INT(memz_sysfiles_read_meminfo(&f, &m), -EBADF);
+	memset(&v, 0xff, sizeof(v));
+	CHECK_INT(memz_sysfiles_read_vmstat(&f, &v), 0);
+	CHECK(!v.present);
+	memz_sysfiles_release(&f);
+}
+
+static void test_sysfiles_garbled(void)
+{
+	struct memz_sysfiles f;
+	struct memz_meminfo m;
+	struct memz_psi p;
+	struct memz_numa n;
+	struct memz_vmstat v;
+
+	open_fixture(&f, "garbled-meminfo", 0);
+	CHECK_INT(memz_sysfiles_read_meminfo(&f, &m), -EINVAL);
+	CHECK_INT(memz_sysfiles_read_psi(&f, &p), -EINVAL);
+	CHECK_INT(memz_sysfiles_read_vmstat(&f, &v), -EINVAL);
+	n.n = 5;
+	CHECK_INT(memz_sysfiles_read_numa(&f, &n), -EINVAL);
+	CHECK_INT(n.n, 0);
+	memz_sysfiles_release(&f);
+}
+
+static void put(const char *dir, const char *rel, const char *text)
+{
+	char path[512];
+	FILE *fp;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	fp = fopen(path, "w");
+	CHECK(fp != NULL);
+	if (!fp)
+		return;
+	fputs(text, fp);
+	fclose(fp);
+}
+
+static void mk(const char *dir, const char *rel)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	CHECK_INT(mkdir(path, 0755), 0);
+}
+
+static void rm(const char *dir, const char *rel)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	CHECK_INT(remove(path), 0);
+}
+
+/* Kept fds see new content (the same file rewritten in place), and node
+ * directories are found by number, sorted, skipping what is not a node. */
+static void test_sysfiles_kept(void)
+{
+	static const char *const nodes[] = { "10", "2", "0" };
+	char dir[] = "/tmp/memz-sysfiles-XXXXXX";
+	char rel[128], text[256];
+	struct memz_sysfiles f;
+	struct memz_meminfo m;
+	struct memz_numa n;
+	size_t i;
+
+	CHECK(mkdtemp(dir) != NULL);
+	mk(dir, "proc");
+	mk(dir, "sys");
+	mk(dir, "sys/devices");
+	mk(dir, "sys/devices/system");
+	mk(dir, "sys/devices/system/node");
+	put(dir, "proc/meminfo",
+	    "MemTotal: 100 kB\nMemFree: 50 kB\nBuffers: 1 kB\nCached: 2 kB\n"
+	    "Slab: 3 kB\nPageTables: 4 kB\n");
+	for (i = 0; i < 3; i++) {
+		snprintf(rel, sizeof(rel), "sys/devices/system/node/node%s",
+			 nodes[i]);
+		mk(dir, rel);
+		snprintf(rel, sizeof(rel),
+			 "sys/devices/system/node/node%s/meminfo", nodes[i]);
+		snprintf(text, sizeof(text),
+			 "Node %s MemTotal: %s0 kB\nNode %s MemFree: 1 kB\n"
+			 "Node %s MemUsed: 2 kB\n",
+			 nodes[i], nodes[i], nodes[i], nodes[i]);
+		put(dir, rel, text);
+	}
+	mk(dir, "sys/devices/system/node/node3"); /* no meminfo: skipped */
+	mk(dir, "sys/devices/system/node/nodex");
+	mk(dir, "sys/devices/system/node/power");
+	put(dir, "sys/devices/system/node/possible", "0-10\n");
+
+	{
+		char proc[256], sys[256];
+
+		snprintf(proc, sizeof(proc), "%s/proc", dir);
+		snprintf(sys, sizeof(sys), "%s/sys", dir);
+		memz_sysfiles_init(&f);
+		CHECK_INT(memz_sysfiles_open(&f, proc, sys), 0);
+	}
+	CHECK_INT(memz_sysfiles_read_meminfo(&f, &m), 0);
+	CHECK_U64(m.mem_free, 50 * KB);
+	/* rewrite in place: same inode, so the kept fd sees it */
+	put(dir, "proc/meminfo",
+	    "MemTotal: 100 kB\nMemFree: 49 kB\nBuffers: 1 kB\nCached: 2 kB\n"
+	    "Slab: 3 kB\nPageTables: 4 kB\nAnonPages: 7 kB\n");
+	CHECK_INT(memz_sysfiles_read_meminfo(&f, &m), 0);
+	CHECK_U64(m.mem_free, 49 * KB);
+	CHECK_U64(m.anon_pages, 7 * KB);
+	CHECK_INT(memz_sysfiles_read_numa(&f, &n), 0);
+	CHECK_INT(n.n, 3);
+	CHECK_INT(n.node[0].id, 0);
+	CHECK_INT(n.node[1].id, 2);
+	CHECK_INT(n.node[2].id, 10);
+	CHECK_U64(n.node[0].total, 0);
+	CHECK_U64(n.node[1].total, 20 * KB);
+	CHECK_U64(n.node[2].total, 100 * KB);
+	CHECK_U64(n.node[2].free, 1 * KB);
+	CHECK_U64(n.node[2].used, 2 * KB);
+	memz_sysfiles_release(&f);
+
+	for (i = 0; i < 3; i++) {
+		snprintf(rel, sizeof(rel),
+			 "sys/devices/system/node/node%s/meminfo", nodes[i]);
+		rm(dir, rel);
+		snprintf(rel, sizeof(rel), "sys/devices/system/node/node%s",
+			 nodes[i]);
+		rm(dir, rel);
+	}
+	rm(dir, "sys/devices/system/node/node3");
+	rm(dir, "sys/devices/system/node/nodex");
+	rm(dir, "sys/devices/system/node/power");
+	rm(dir, "sys/devices/system/node/possible");
+	rm(dir, "sys/devices/system/node");
+	rm(dir, "sys/devices/system");
+	rm(dir, "sys/devices");
+	rm(dir, "sys");
+	rm(dir, "proc/meminfo");
+	rm(dir, "proc");
+	CHECK_INT(rmdir(dir), 0);
+}
+
 int main(void)
 {
 	test_meminfo();
@@ -309,5 +565,10 @@ int main(void)
 	test_node();
 	test_vmstat();
 	test_sysfiles_real();
+	test_sysfiles_tree1();
+	test_sysfiles_numa2();
+	test_sysfiles_absent();
+	test_sysfiles_garbled();
+	test_sysfiles_kept();
 	return check_status();
 }
