@@ -1,0 +1,269 @@
+#!/bin/sh
+# test_cli.sh - memz top / inspect / json against the fixture tree
+# tests/fixtures/cli (every mapping category, a hostile name, known start
+# times), then live: demand paging of a 100 MiB mapping made visible.
+set -u
+
+: "${top_srcdir:?}" "${top_builddir:?}"
+MEMZ=$top_builddir/memz
+FIX=$top_srcdir/tests/fixtures/cli
+ROOT="--set ProcRoot=$FIX/proc --set SysRoot=$FIX/sys"
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+
+fail() {
+	echo "FAIL: $*" >&2
+	fails=$((fails + 1))
+}
+
+# expect_rc RC CMD...: exit status RC; stdout to $TMP/out, stderr to $TMP/err
+expect_rc() {
+	want=$1
+	shift
+	"$@" >"$TMP/out" 2>"$TMP/err"
+	got=$?
+	[ "$got" -eq "$want" ] || fail "exit $got, expected $want: $* ($(head -c 300 "$TMP/err"))"
+}
+
+same() { # same NAME EXPECTED-FILE ACTUAL-FILE
+	cmp -s "$2" "$3" || { fail "$1 differs:"; diff "$2" "$3" >&2; }
+}
+
+json_check() { # json_check FILE PYTHON-EXPR-ON-d ...
+	f=$1
+	shift
+	python3 - "$f" "$@" <<'EOF' || fail "json check on $f: $*"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for expr in sys.argv[2:]:
+    if not eval(expr):
+        print("false:", expr, file=sys.stderr)
+        sys.exit(1)
+EOF
+}
+
+# --- top: exact tables ------------------------------------------------------
+expect_rc 0 $MEMZ top $ROOT
+cat >"$TMP/want" <<'EOF'
+RAM 23.5 GiB: processes 51.8 MiB, hidden 0 B, cached 245.6 MiB, buffers 2.4 MiB, slab 139.3 MiB, page tables 1.6 MiB, kernel 27.0 MiB, free 23.1 GiB
+2 groups, 0 leak suspects
+   PROCS         PSS         USS         RSS        SWAP        GROWTH LEAK    NAME
+      2x    52.5 MiB    51.4 MiB    53.9 MiB     1.2 MiB             -         app
+      1x   520.0 KiB   520.0 KiB   520.0 KiB         0 B             -         ev\x1b[2Jx\ny "z
+EOF
+same "top" "$TMP/want" "$TMP/out"
+# hostile name: escaped, never a raw ESC or a broken line
+if tr -d '\n' <"$TMP/out" | grep -q "$(printf '\033')"; then fail "raw ESC in top output"; fi
+[ "$(wc -l <"$TMP/out")" -eq 5 ] || fail "top: a name broke a line"
+
+expect_rc 0 $MEMZ top --bytes --processes $ROOT
+cat >"$TMP/want" <<'EOF'
+RAM 25276059648: processes 54292480, hidden 0, cached 257536000, buffers 2535424, slab 146100224, page tables 1675264, kernel 28340224, free 24785580032
+3 processes, 0 leak suspects
+     PID         PSS         USS         RSS        SWAP        GROWTH LEAK    NAME
+     100    54820864    53637120    56270848     1310720             -         app
+     200      532480      532480      532480           0             -         ev\x1b[2Jx\ny "z
+     300      212992      212992      212992           0             -         app
+EOF
+same "top --bytes --processes" "$TMP/want" "$TMP/out"
+
+# sort keys: the PID column top to bottom
+order() { awk 'NR > 3 { printf "%s ", $1 }' "$TMP/out"; }
+for s in "pss:100 200 300 " "uss:100 200 300 " "rss:100 200 300 " \
+	 "swap:100 200 300 " "name:100 300 200 " "pid:100 200 300 " \
+	 "growth:100 200 300 "; do
+	expect_rc 0 $MEMZ top -p --sort "${s%%:*}" $ROOT
+	[ "$(order)" = "${s#*:}" ] || fail "--sort ${s%%:*}: got '$(order)'"
+done
+expect_rc 0 $MEMZ top --sort name $ROOT
+[ "$(awk 'NR > 3 { print $NF; exit }' "$TMP/out")" = app ] || fail "groups --sort name"
+
+# filters: substring and regex on name or pid
+expect_rc 0 $MEMZ top -p --filter app $ROOT
+[ "$(order)" = "100 300 " ] || fail "--filter app: '$(order)'"
+expect_rc 0 $MEMZ top -p --filter 30 $ROOT
+[ "$(order)" = "300 " ] || fail "--filter 30 (pid): '$(order)'"
+expect_rc 0 $MEMZ top -p --match '^ev' $ROOT
+[ "$(order)" = "200 " ] || fail "--match ^ev: '$(order)'"
+expect_rc 0 $MEMZ top -p --match '^(1|3)00$' $ROOT
+[ "$(order)" = "100 300 " ] || fail "--match on pid: '$(order)'"
+expect_rc 0 $MEMZ top -p --limit 1 $ROOT
+[ "$(order)" = "100 (2 " ] || fail "--limit 1: '$(order)'"
+grep -q '^(2 more rows' "$TMP/out" || fail "--limit: no 'more rows' line"
+
+# --watch without a terminal: plain repeated tables, growth fills in
+expect_rc 0 $MEMZ top -p -b --watch 0.05 --count 3 $ROOT
+[ "$(grep -c '^RAM ' "$TMP/out")" -eq 3 ] || fail "--watch --count 3: not 3 tables"
+if grep -q "$(printf '\033')" "$TMP/out"; then fail "--watch cleared a non-terminal"; fi
+awk '$1 == 100 { g = $(NF - 1) } END { exit g == "+0" ? 0 : 1 }' "$TMP/out" ||
+	fail "--watch: last table's growth for 100 is not +0"
+awk '$1 == 100 { print $(NF - 1); exit }' "$TMP/out" | grep -qx -- - ||
+	fail "first table's growth should be unknown"
+expect_rc 0 $MEMZ top --watch=0.05 -c 2 $ROOT
+[ "$(grep -c '^RAM ' "$TMP/out")" -eq 2 ] || fail "--watch=S -c 2"
+
+# --- inspect ---------------------------------------------------------------
+expect_rc 0 $MEMZ inspect 100 --limit 3 $ROOT
+cat >"$TMP/want" <<'EOF'
+process 100 app  exe /opt/app/bin/app
+started 2023-11-14 23:36:40 UTC, running 1h 23m 20s, oom_score_adj 300
+RSS 53.7 MiB, peak RSS (VmHWM) 58.6 MiB, largest RSS memz saw 53.7 MiB (1 sample)
+growth unknown (one look; --samples N watches a while)
+
+CATEGORY                COUNT        SIZE         RSS         PSS  PRIV_DIRTY        SWAP
+kernel special              1     8.0 KiB     4.0 KiB         0 B         0 B         0 B
+heap                        1     1.0 MiB     1.0 MiB     1.0 MiB     1.0 MiB   256.0 KiB
+thread stacks               3     8.1 MiB    84.0 KiB    84.0 KiB    84.0 KiB         0 B
+executable                  1     8.0 KiB     8.0 KiB     8.0 KiB         0 B         0 B
+shared memory               2     5.0 MiB     2.0 MiB     1.0 MiB         0 B         0 B
+devices and graphics        1    64.0 KiB    64.0 KiB    64.0 KiB         0 B         0 B
+shared libraries            1     1.0 MiB   512.0 KiB   128.0 KiB         0 B         0 B
+other files                 1     8.0 KiB     8.0 KiB     4.0 KiB         0 B         0 B
+other anonymous             1   100.0 MiB    50.0 MiB    50.0 MiB    50.0 MiB     1.0 MiB
+total                      12   115.2 MiB    53.7 MiB    52.3 MiB    51.1 MiB     1.2 MiB
+smaps_rollup                                 53.7 MiB    52.3 MiB    51.1 MiB     1.2 MiB
+
+MAPPINGS by rss: 3 of 12 selected
+ADDRESS                   PERMS KIND          SIZE         RSS         PSS        SWAP  PATH
+7f1000000000-7f1006400000 rw-p  anon     100.0 MiB    50.0 MiB    50.0 MiB     1.0 MiB
+7f3000000000-7f3000400000 rw-s  shmem      4.0 MiB     2.0 MiB     1.0 MiB         0 B  /dev/shm/ring
+000000600000-000000700000 rw-p  heap       1.0 MiB     1.0 MiB     1.0 MiB   256.0 KiB  [heap]
+EOF
+same "inspect 100" "$TMP/want" "$TMP/out"
+
+# JSON: parses; categories add up to the totals, which match smaps_rollup
+expect_rc 0 $MEMZ inspect 100 --json --limit 0 $ROOT
+cp "$TMP/out" "$TMP/i100.json"
+json_check "$TMP/i100.json" \
+	'd["pid"] == 100 and d["name"] == "app" and d["exe"] == "/opt/app/bin/app"' \
+	'd["start_time"] == 1700005000 and d["age_s"] == 5000 and d["oom_score_adj"] == 300' \
+	'd["vm_hwm"] == 60000 * 1024 and d["growth"] is None' \
+	'all(sum(c[k] for c in d["categories"]) == d["total"][k] for k in ("count", "size", "rss", "pss", "private_dirty", "swap"))' \
+	'all(d["total"][k] == d["rollup"][k] for k in ("rss", "pss", "private_dirty", "swap"))' \
+	'd["total"]["count"] == 12 == len(d["mappings"]) == d["mappings_selected"]' \
+	'[c["count"] for c in d["categories"]] == [1, 1, 3, 1, 2, 1, 1, 1, 1]' \
+	'[c["category"] for c in d["categories"]] == ["kernel", "heap", "stack", "exe", "shmem", "device", "lib", "file", "anon"]'
+
+# each filter: how many mappings and of which kinds
+filt() { # filt ARGS... -- EXPECTED-COUNT EXPECTED-CATEGORIES(sorted, space)
+	args=""
+	while [ "$1" != -- ]; do args="$args $1"; shift; done
+	shift
+	expect_rc 0 $MEMZ inspect 100 --json --limit 0 $args $ROOT
+	json_check "$TMP/out" "d['mappings_selected'] == $1 == len(d['mappings'])" \
+		"' '.join(sorted(set(m['category'] for m in d['mappings']))) == '$2'"
+}
+filt --heap -- 1 "heap"
+filt --stack -- 3 "stack"
+filt --libs -- 1 "lib"
+filt --anon -- 5 "anon heap stack"
+filt --file -- 3 "exe file lib"
+filt --heap --libs -- 2 "heap lib"
+filt --writable -- 7 "anon device heap shmem stack"
+filt --exec -- 3 "exe kernel lib"
+filt --shared -- 3 "device shmem"
+filt --private -- 9 "anon exe file heap kernel lib stack"
+filt --anon --writable -- 4 "anon heap stack"
+filt --file --writable -- 0 ""
+# text output of a filter sums what it selected
+expect_rc 0 $MEMZ inspect 100 --stack --bytes $ROOT
+grep -q '^selected  *3  *8527872  *86016  *86016  *86016  *0$' "$TMP/out" ||
+	fail "--stack: selected row"
+
+# sort keys: the first mapping listed
+first() { awk '/^ADDRESS/ { getline; print $1; exit }' "$TMP/out"; }
+for s in "rss:7f1000000000-7f1006400000" "size:7f1000000000-7f1006400000" \
+	 "pss:7f1000000000-7f1006400000" "address:000000400000-000000402000"; do
+	expect_rc 0 $MEMZ inspect 100 --sort "${s%%:*}" --limit 0 $ROOT
+	[ "$(first)" = "${s#*:}" ] || fail "--sort ${s%%:*}: first $(first)"
+done
+expect_rc 0 $MEMZ inspect 100 --sort size --limit 0 --json $ROOT
+json_check "$TMP/out" '[m["size"] for m in d["mappings"]] == sorted([m["size"] for m in d["mappings"]], reverse=True)'
+expect_rc 0 $MEMZ inspect 100 --sort address --limit 0 --json $ROOT
+json_check "$TMP/out" '[int(m["start"], 16) for m in d["mappings"]] == sorted(int(m["start"], 16) for m in d["mappings"])'
+expect_rc 0 $MEMZ inspect 100 --sort pss --limit 0 --json $ROOT
+json_check "$TMP/out" '[m["pss"] for m in d["mappings"]] == sorted([m["pss"] for m in d["mappings"]], reverse=True)'
+
+# hostile names: escaped in text, exact bytes in JSON
+expect_rc 0 $MEMZ inspect 200 $ROOT
+grep -qF 'process 200 ev\x1b[2Jx\ny "z  exe /tmp/ev\x1b[2Jil' "$TMP/out" ||
+	fail "inspect 200: name not escaped"
+if grep -q "$(printf '\033')" "$TMP/out"; then fail "raw ESC in inspect output"; fi
+grep -q 'oom_score_adj -500' "$TMP/out" || fail "negative oom_score_adj"
+expect_rc 0 $MEMZ inspect 200 --json $ROOT
+json_check "$TMP/out" 'd["name"] == "ev\x1b[2Jx\ny \"z"' \
+	'd["exe"] == "/tmp/ev\x1b[2Jil"'
+
+# a vanished PID: exit 1 and a message naming it
+expect_rc 1 $MEMZ inspect 999 $ROOT
+grep -q 'process 999 is gone' "$TMP/err" || fail "vanished pid message: $(cat "$TMP/err")"
+[ -s "$TMP/out" ] && fail "vanished pid printed to stdout"
+# unreadable target: exit 1 naming the file
+expect_rc 1 $MEMZ inspect 100 --set "ProcRoot=$FIX/nonexistent"
+grep -q 'nonexistent' "$TMP/err" || fail "missing proc root not named"
+
+# --- usage errors: exit 2 ----------------------------------------------------
+for pid in "" "-1" "0" "12x" " 12" "+12" "2147483648" "99999999999999999999" "1.5" "0x10"; do
+	expect_rc 2 $MEMZ inspect "$pid" $ROOT
+	grep -q 'not a PID\|unknown option' "$TMP/err" || fail "pid '$pid': $(cat "$TMP/err")"
+done
+expect_rc 2 $MEMZ inspect $ROOT
+expect_rc 2 $MEMZ inspect 100 200 $ROOT
+expect_rc 2 $MEMZ inspect 100 --sort bogus $ROOT
+expect_rc 2 $MEMZ inspect 100 --limit -1 $ROOT
+expect_rc 2 $MEMZ inspect 100 --samples 2 --interval 0 $ROOT
+expect_rc 2 $MEMZ inspect 100 --bogus $ROOT
+expect_rc 2 $MEMZ top --sort bogus $ROOT
+expect_rc 2 $MEMZ top --match '(' $ROOT
+expect_rc 2 $MEMZ top --count x $ROOT
+expect_rc 2 $MEMZ top --watch=-1 $ROOT
+expect_rc 2 $MEMZ top extra $ROOT
+expect_rc 2 $MEMZ top --set NoSuchSetting=1
+grep -q 'NoSuchSetting' "$TMP/err" || fail "--set error does not name the setting"
+expect_rc 2 $MEMZ json --samples 0 $ROOT
+expect_rc 2 $MEMZ json extra $ROOT
+expect_rc 2 $MEMZ nosuchcommand
+expect_rc 2 $MEMZ
+for c in top inspect json; do
+	expect_rc 0 $MEMZ $c --help
+	grep -q "^usage: memz $c" "$TMP/out" || fail "$c --help"
+done
+
+# --- json ------------------------------------------------------------------
+expect_rc 0 $MEMZ json $ROOT
+json_check "$TMP/out" 'isinstance(d, dict)' \
+	'"app" in json.dumps(d) and "ev\x1b[2Jx\ny \"z" in json.dumps(d, ensure_ascii=False) or "ev\\u001b[2Jx\\ny \\\"z" in json.dumps(d)'
+expect_rc 0 $MEMZ json --samples 2 --interval 0.05 $ROOT
+json_check "$TMP/out" 'isinstance(d, dict)'
+[ "$(wc -l <"$TMP/out")" -eq 1 ] || fail "json is not one line"
+expect_rc 1 $MEMZ json --set "ProcRoot=$FIX/nonexistent"
+
+# --- live: demand paging made visible ----------------------------------------
+# live touch|untouched CHECK: CHECK is a Python expression on m, the mapping
+# that holds the helper's 100 MiB
+live() {
+	rm -f "$TMP/in" "$TMP/addr"
+	mkfifo "$TMP/in"
+	"$top_builddir/tests/cli_mapper" 100 "$1" <"$TMP/in" >"$TMP/addr" &
+	pid=$!
+	exec 3>"$TMP/in"
+	i=0
+	while [ ! -s "$TMP/addr" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	addr=0x$(cat "$TMP/addr")
+	expect_rc 0 $MEMZ inspect "$pid" --json --limit 0
+	held="[m for m in d['mappings'] if int(m['start'], 16) <= $addr < int(m['end'], 16)]"
+	json_check "$TMP/out" "len($held) == 1" \
+		"[m['category'] for m in $held] == ['anon']" \
+		"all($2 for m in $held)"
+	expect_rc 0 $MEMZ inspect "$pid" --anon --sort size --limit 1
+	grep -q ' anon  *10[0-9]\.[0-9] MiB' "$TMP/out" ||
+		fail "live $1: text view: $(tail -1 "$TMP/out")"
+	exec 3>&-
+	wait $pid
+}
+live touch "m['size'] >= 100 << 20 and m['rss'] >= 100 << 20"
+live untouched "m['size'] >= 100 << 20 and m['rss'] < 4 << 20"
+
+[ $fails -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
+exit 0
