@@ -265,5 +265,23 @@ live() {
 live touch "m['size'] >= 100 << 20 and m['rss'] >= 100 << 20"
 live untouched "m['size'] >= 100 << 20 and m['rss'] < 4 << 20"
 
+# growth trend: a process growing 20 MiB/s, watched for a while
+LEAKER=$top_builddir/tests/leaker
+if [ -x "$LEAKER" ]; then
+	"$LEAKER" --name clileak --rate 20480 --exit-after 20 >"$TMP/lpid" &
+	lpid=$!
+	i=0
+	while [ ! -s "$TMP/lpid" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+	expect_rc 0 $MEMZ inspect "$lpid" --json --samples 6 --interval 0.3
+	json_check "$TMP/out" 'd["samples"] == 6 and d["growth"]["samples"] >= 2' \
+		'50000 < d["growth"]["mib_per_hour"] < 100000' \
+		'd["rss_max_seen"] >= d["total"]["rss"] - (8 << 20)'
+	expect_rc 0 $MEMZ top -p -b --match '^clileak$' --watch 0.3 --count 5
+	awk '$NF == "clileak" { g = $(NF - 1) } END { exit g > 14e6 && g < 28e6 ? 0 : 1 }' "$TMP/out" ||
+		fail "top growth of a 20 MiB/s process: $(tail -1 "$TMP/out")"
+	kill "$lpid"
+	wait "$lpid"
+fi
+
 [ $fails -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
 exit 0
