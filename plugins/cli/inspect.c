@@ -4,7 +4,9 @@
  * a leak wants beside them: age, oom_score_adj, peak RSS against the largest
  * RSS seen, and the growth trend when the sampler watched it a while.
  */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* getopt_long */
+#endif
 
 #include <errno.h>
 #include <getopt.h>

@@ -1,5 +1,7 @@
 /* memz json: one snapshot as a line of JSON (the core's memz_json_print). */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* getopt_long */
+#endif
 
 #include <getopt.h>
 #include <stdio.h>

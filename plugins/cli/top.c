@@ -4,7 +4,9 @@
  * The name is the last column and is never truncated: it is hostile input
  * whose display width we cannot know, so nothing is aligned after it.
  */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* getopt_long */
+#endif
 
 #include <getopt.h>
 #include <regex.h>
