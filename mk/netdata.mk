@@ -29,3 +29,7 @@ dist_netdatahealth_DATA = conf/netdata/health.d/memz.conf
 
 check_PROGRAMS += tests/ndcheck
 tests_ndcheck_SOURCES = tests/netdata/ndcheck_main.c $(NDCHECK)
+
+# Integration tests: the plugin alone, then inside a real netdata.
+INTEGRATION_TESTS += tests/it_netdata_plugin.sh
+EXTRA_DIST += tests/it_netdata_plugin.sh tests/netdata/lib.sh

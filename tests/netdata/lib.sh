@@ -1,0 +1,154 @@
+# Shared helpers for the netdata tests (sourced, POSIX sh).
+#
+# A test picks its own ports and temp dir, calls nd_setup/nd_start for each
+# netdata it needs, and installs `trap nd_cleanup EXIT` so every daemon it
+# started is stopped by pid, whatever happens. Waits poll against deadlines;
+# nothing sleeps for a fixed time hoping something is ready.
+
+ND_DIRS=""
+ND_PIDS=""
+
+nd_skip() { echo "SKIP: $*"; exit 77; }
+
+nd_fail() {
+	echo "FAIL: $*" >&2
+	for d in $ND_DIRS; do
+		if [ -f "$d/log/error.log" ]; then
+			echo "--- $d/log/error.log (memz lines, last 20)" >&2
+			grep -i memz "$d/log/error.log" | tail -n 20 >&2
+		fi
+	done
+	exit 1
+}
+
+nd_now_ms() { date +%s%3N; }
+
+# nd_poll SECONDS CMD...: run CMD every 0.2 s until it succeeds.
+nd_poll() {
+	_deadline=$(( $(nd_now_ms) + $1 * 1000 ))
+	shift
+	while :; do
+		"$@" && return 0
+		[ "$(nd_now_ms)" -lt "$_deadline" ] || return 1
+		sleep 0.2
+	done
+}
+
+nd_grep_q() { [ -f "$1" ] && grep -q -- "$2" "$1"; }
+
+# nd_wait_grep FILE REGEX SECONDS
+nd_wait_grep() { nd_poll "$3" nd_grep_q "$1" "$2"; }
+
+# nd_api PORT PATH: GET from netdata's API on 127.0.0.1.
+nd_api() { curl -sf --max-time 3 "http://127.0.0.1:$1$2"; }
+
+nd_port_free() { ! ss -ltnH "sport = :$1" 2>/dev/null | grep -q .; }
+
+# nd_pick_port BASE: BASE, or the next free one in steps of 7.
+nd_pick_port() {
+	_p=$1
+	while ! nd_port_free "$_p"; do _p=$((_p + 7)); done
+	echo "$_p"
+}
+
+# nd_setup DIR PORT HOSTNAME: a private netdata with memz.plugin, the shipped
+# alarms and no other collector. Extra netdata.conf text may follow on stdin
+# when ND_EXTRA_CONF is set to a file.
+nd_setup() {
+	_d=$1
+	mkdir -p "$_d/etc/health.d" "$_d/plugins" "$_d/cache" "$_d/lib" \
+		"$_d/log" "$_d/emptyhealth"
+	cp "$top_builddir/memz.plugin" "$_d/plugins/memz.plugin"
+	cp "$top_srcdir/conf/netdata/health.d/memz.conf" "$_d/etc/health.d/memz.conf"
+	cat > "$_d/netdata.conf" <<EOF
+[global]
+    run as user = root
+    hostname = $3
+[db]
+    mode = ram
+    update every = 1
+[directories]
+    config = $_d/etc
+    plugins = "$_d/plugins"
+    cache = $_d/cache
+    lib = $_d/lib
+    log = $_d/log
+    home = $_d/lib
+    health config = $_d/etc/health.d
+    stock health config = $_d/emptyhealth
+[logs]
+    access log = none
+[web]
+    bind to = 127.0.0.1:$2
+[registry]
+    enabled = no
+[ml]
+    enabled = no
+[health]
+    run at least every seconds = 1
+    script to execute on alarm = /bin/true
+[plugins]
+    enable running new plugins = no
+    check for new plugins every = 1
+    memz = yes
+    proc = no
+    diskspace = no
+    cgroups = no
+    tc = no
+    idlejitter = no
+    statsd = no
+    timex = no
+EOF
+	ND_DIRS="$ND_DIRS $_d"
+}
+
+# nd_start DIR PORT: run netdata in the foreground (in the background of
+# this shell), wait until its API answers.
+nd_start() {
+	NETDATA_DISABLE_CLOUD=1 "$NETDATA_BIN" -D -c "$1/netdata.conf" \
+		> "$1/stdout.log" 2>&1 &
+	echo $! > "$1/pid"
+	ND_PIDS="$ND_PIDS $!"
+	nd_poll 20 nd_api "$2" /api/v1/info > /dev/null ||
+		nd_fail "netdata on port $2 did not answer"
+}
+
+nd_stop() {
+	[ -f "$1/pid" ] || return 0
+	_pid=$(cat "$1/pid")
+	kill -TERM "$_pid" 2>/dev/null
+	_deadline=$(( $(nd_now_ms) + 10000 ))
+	while kill -0 "$_pid" 2>/dev/null; do
+		if [ "$(nd_now_ms)" -ge "$_deadline" ]; then
+			kill -KILL "$_pid" 2>/dev/null
+			break
+		fi
+		sleep 0.1
+	done
+	wait "$_pid" 2>/dev/null
+	rm -f "$1/pid"
+}
+
+# Stops every netdata this shell started (and its memz.plugin children, which
+# netdata itself stops), then extra pids in ND_EXTRA_PIDS.
+nd_cleanup() {
+	for _d in $ND_DIRS; do nd_stop "$_d"; done
+	for _p in ${ND_EXTRA_PIDS:-}; do kill -TERM "$_p" 2>/dev/null; done
+	for _p in ${ND_EXTRA_PIDS:-}; do wait "$_p" 2>/dev/null; done
+	[ -n "${ND_TMP:-}" ] && [ -z "${ND_KEEP:-}" ] && rm -rf "$ND_TMP"
+	return 0
+}
+
+# nd_need_netdata: skip unless a netdata binary was found at configure time.
+nd_need_netdata() {
+	[ -n "${NETDATA_BIN:-}" ] && [ -x "$NETDATA_BIN" ] ||
+		nd_skip "no netdata (NETDATA_BIN empty)"
+	[ -x "$top_builddir/memz.plugin" ] || nd_skip "memz.plugin not built"
+	command -v curl > /dev/null || nd_skip "no curl"
+	command -v python3 > /dev/null || nd_skip "no python3"
+}
+
+# nd_plugin_pid DIR: pid of the memz.plugin that netdata in DIR runs.
+nd_plugin_pid() {
+	pgrep -P "$(cat "$1/pid")" -f "$1/plugins/memz.plugin" | head -n 1
+}
