@@ -41,7 +41,11 @@ struct memz_pstatus {
 /*
  * smaps_rollup, or the sum of every mapping of smaps. has_pss_anon is false
  * on kernels before 5.x that lack Pss_Anon/Pss_File/Pss_Shmem: pss_anon then
- * holds Anonymous (an upper bound: shared anonymous pages counted whole).
+ * holds Anonymous (an upper bound: shared anonymous pages counted whole) and
+ * pss_file, pss_shmem are 0 (unknown, not guessed). A sum of smaps always
+ * takes that fallback: the kernel prints Pss_Anon only in smaps_rollup.
+ * Reading a kernel thread's smaps_rollup fails with ESRCH although the
+ * thread lives: tell kernel threads apart first (status without Vm*).
  */
 struct memz_rollup {
 	uint64_t rss, pss, pss_anon, pss_file, pss_shmem;
@@ -56,10 +60,15 @@ static inline uint64_t memz_rollup_uss(const struct memz_rollup *r)
 	return r->private_clean + r->private_dirty;
 }
 
+/* stat: fields up to 22 are required; a comm longer than MEMZ_COMM_MAX - 1
+ * bytes is cut (kernel threads' names can be). */
 int memz_parse_stat(const char *buf, size_t len, struct memz_pstat *out);
 int memz_parse_statm(const char *buf, size_t len, uint64_t page_size,
 		     struct memz_statm *out);
+/* status: VmHWM, VmRSS, VmSwap all or none (none: a kernel thread); Uid
+ * required. */
 int memz_parse_status(const char *buf, size_t len, struct memz_pstatus *out);
+/* smaps_rollup: the "[rollup]" header line first; Rss and Pss required. */
 int memz_parse_rollup(const char *buf, size_t len, struct memz_rollup *out);
 /* Sum all mappings of a full smaps into one rollup (kernels before 4.14). */
 int memz_parse_smaps_sum(const char *buf, size_t len, struct memz_rollup *out);
@@ -67,7 +76,8 @@ int memz_parse_smaps_sum(const char *buf, size_t len, struct memz_rollup *out);
 int memz_parse_oom_score_adj(const char *buf, size_t len, int *out);
 /*
  * cgroup: the v2 line ("0::/path") if there is one, else the memory
- * controller's v1 line, else the first line's path. out gets the path.
+ * controller's v1 line, else the first line's path. out gets the path;
+ * one that does not fit in outlen gives -ENAMETOOLONG, never a cut path.
  */
 int memz_parse_cgroup(const char *buf, size_t len, char *out, size_t outlen);
 
@@ -84,7 +94,8 @@ struct memz_mapping {
 };
 
 /* Call fn once per mapping, in file order. Stops and returns fn's value if
- * it is non-zero. Returns 0 or -EINVAL on a malformed record. */
+ * it is non-zero. Returns 0 or -EINVAL on a malformed record (a field before
+ * any header, a record without Size, Rss or Pss). path keeps " (deleted)". */
 int memz_parse_smaps(const char *buf, size_t len,
 		     int (*fn)(const struct memz_mapping *m, void *ctx),
 		     void *ctx);
@@ -94,6 +105,10 @@ int memz_parse_smaps(const char *buf, size_t len,
  * O_DIRECTORY)). These open the file, read it once and close it; the
  * sampler's kept-fd path uses memz_pread_file on its own fds instead.
  * A vanished process gives -ENOENT or -ESRCH; a private one -EACCES.
+ *
+ * exe name: the basename of the exe link without " (deleted)"; cut to
+ * outlen - 1 bytes like comm (it is a display name). Kernel threads have no
+ * exe: -ENOENT.
  */
 int memz_read_exe_name(int piddir_fd, char *out, size_t outlen);
 

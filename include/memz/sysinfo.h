@@ -52,6 +52,8 @@ struct memz_numa {
 	struct memz_numa_node node[MEMZ_MAX_NODES];
 };
 
+/* A vmstat without pswpin and pswpout (a kernel built without VM event
+ * counters) is absent; one of the two alone is malformed. */
 struct memz_vmstat {
 	bool present;
 	uint64_t pswpin, pswpout; /* pages since boot */
@@ -68,7 +70,13 @@ int memz_parse_vmstat(const char *buf, size_t len, struct memz_vmstat *out);
  * The system files, opened once and re-read each cycle. _init opens nothing
  * and never fails; _open finds and opens the files under proc_root and
  * sys_root (absent files stay closed and are reported absent); _release
- * closes everything.
+ * closes everything and leaves the struct as _init does, so _open may be
+ * called again. _open needs an _init'ed struct and closes what it held.
+ * meminfo is required (-ENOENT without it). PSI that answers EOPNOTSUPP
+ * (booted with psi=0) is absent. NUMA nodes are the node<N> directories
+ * with a meminfo, sorted by id, listed once at _open; past MEMZ_MAX_NODES
+ * the lowest ids are kept. A read error leaves *out unspecified except that
+ * a failed NUMA read sets n = 0.
  */
 struct memz_sysfiles {
 	int meminfo_fd, psi_fd, vmstat_fd;
