@@ -18,3 +18,6 @@ update-docs: tests/gen_docs$(EXEEXT)
 	rm -f settings.md.tmp
 
 .PHONY: update-docs
+
+INTEGRATION_TESTS += tests/it_quickstart.sh
+EXTRA_DIST += tests/it_quickstart.sh scripts/quickstart.sh scripts/install-deps.sh scripts/test-all.sh

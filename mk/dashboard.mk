@@ -1,0 +1,1 @@
+# dashboard: the netdata dashboard seen in a real (headless) browser

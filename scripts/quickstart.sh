@@ -1,0 +1,223 @@
+#!/bin/sh
+# memz quick start: install, build, and run memz inside a private netdata
+# (dashboard on 127.0.0.1) and a private collectd (CSV files and a log in a
+# local directory), watching this machine. Nothing of a system-wide netdata
+# or collectd is touched. Ctrl-C stops everything it started.
+#
+#   sh scripts/quickstart.sh [--demo-leak] [--port PORT] [--dir DIR]
+#                            [--no-install] [--build-dir DIR] [--until-verdict SECONDS]
+#
+# --demo-leak      also run a process that leaks 256 KiB/s (named memz-demo-leak)
+# --until-verdict  exit on its own once both hosts show the demo's [LEAK?]
+#                  verdict (status 0), or after SECONDS without it (status 1)
+# --build-dir      use an existing build instead of building (tests do)
+set -eu
+
+src=$(cd "$(dirname "$0")/.." && pwd)
+dir=/tmp/memz-quickstart
+port=19999
+demo=no
+install=yes
+build=""
+until=""
+
+usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; }
+while [ $# -gt 0 ]; do
+	case $1 in
+	--demo-leak) demo=yes ;;
+	--port) port=$2; shift ;;
+	--dir) dir=$2; shift ;;
+	--no-install) install=no ;;
+	--build-dir) build=$2; shift ;;
+	--until-verdict) until=$2; demo=yes; shift ;;
+	-h|--help) usage; exit 0 ;;
+	*) echo "quickstart: unknown option $1" >&2; usage >&2; exit 2 ;;
+	esac
+	shift
+done
+
+say() { printf 'memz quickstart: %s\n' "$*"; }
+
+[ "$install" = yes ] && "$src/scripts/install-deps.sh"
+
+if [ -z "$build" ]; then
+	build="$src/build-quickstart"
+	if [ ! -f "$build/Makefile" ]; then
+		say "building in $build"
+		[ -x "$src/configure" ] || (cd "$src" && autoreconf -fi >/dev/null)
+		mkdir -p "$build"
+		(cd "$build" && "$src/configure" -q)
+	fi
+	make -s -C "$build" -j"$(nproc 2>/dev/null || echo 2)" all tests/leaker >/dev/null
+fi
+for f in memz.plugin .libs/memz.so tests/leaker; do
+	[ -f "$build/$f" ] || { say "missing $build/$f: the build failed?"; exit 1; }
+done
+
+# A second run stops what the first one left behind (idempotent).
+if [ -d "$dir" ]; then
+	for pidfile in "$dir"/*.pid; do
+		[ -f "$pidfile" ] || continue
+		pid=$(cat "$pidfile")
+		kill "$pid" 2>/dev/null || true
+	done
+	rm -rf "$dir"
+fi
+mkdir -p "$dir"
+
+pids=""
+cleanup() {
+	trap - EXIT INT TERM
+	for pid in $pids; do kill "$pid" 2>/dev/null || true; done
+	for pid in $pids; do
+		i=0
+		while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+		kill -9 "$pid" 2>/dev/null || true
+	done
+	rm -f "$dir"/*.pid
+}
+trap cleanup EXIT
+trap 'say "stopping"; exit 0' INT TERM
+
+if ss -ltnH "sport = :$port" 2>/dev/null | grep -q .; then
+	say "port $port is in use; pick another with --port"
+	exit 1
+fi
+
+# --- netdata -----------------------------------------------------------
+nd=$dir/netdata
+mkdir -p "$nd/etc/health.d" "$nd/plugins" "$nd/cache" "$nd/lib" "$nd/log" "$nd/emptyhealth"
+cp "$build/memz.plugin" "$nd/plugins/memz.plugin"
+cp "$src/conf/netdata/health.d/memz.conf" "$nd/etc/health.d/memz.conf"
+cat > "$nd/netdata.conf" <<CONF
+[global]
+    run as user = root
+    hostname = memz-quickstart
+[db]
+    mode = ram
+    update every = 1
+[directories]
+    config = $nd/etc
+    plugins = "$nd/plugins"
+    cache = $nd/cache
+    lib = $nd/lib
+    log = $nd/log
+    home = $nd/lib
+    health config = $nd/etc/health.d
+    stock health config = $nd/emptyhealth
+[logs]
+    access log = none
+[web]
+    bind to = 127.0.0.1:$port
+[registry]
+    enabled = no
+[ml]
+    enabled = no
+[health]
+    run at least every seconds = 1
+    script to execute on alarm = /bin/true
+[plugins]
+    enable running new plugins = no
+    check for new plugins every = 1
+    memz = yes
+    proc = yes
+    diskspace = no
+    cgroups = no
+    tc = no
+    idlejitter = no
+    statsd = no
+    timex = no
+CONF
+NETDATA_DISABLE_CLOUD=1 netdata -D -c "$nd/netdata.conf" >"$nd/log/stdout.log" 2>&1 &
+pids="$pids $!"
+echo $! > "$dir/netdata.pid"
+
+# --- collectd ----------------------------------------------------------
+cd_=$dir/collectd
+mkdir -p "$cd_/plugins" "$cd_/csv"
+cp "$build/.libs/memz.so" "$cd_/plugins/memz.so"
+cat > "$cd_/collectd.conf" <<CONF
+Hostname "memz-quickstart"
+FQDNLookup false
+BaseDir "$cd_"
+PIDFile "$cd_/collectd.pid"
+TypesDB "/usr/share/collectd/types.db"
+Interval 2
+LoadPlugin logfile
+<Plugin logfile>
+  LogLevel info
+  File "$cd_/collectd.log"
+  Timestamp true
+  PrintSeverity true
+</Plugin>
+LoadPlugin csv
+<Plugin csv>
+  DataDir "$cd_/csv"
+</Plugin>
+LoadPlugin unixsock
+<Plugin unixsock>
+  SocketFile "$cd_/collectd.sock"
+  SocketGroup "root"
+  DeleteSocket true
+</Plugin>
+PluginDir "$cd_/plugins"
+LoadPlugin memz
+<Plugin memz>
+  GroupBy "name"
+  TopGroups 10
+</Plugin>
+CONF
+collectd -f -C "$cd_/collectd.conf" >"$cd_/stdout.log" 2>&1 &
+pids="$pids $!"
+echo $! > "$dir/collectd.pid"
+
+if [ "$demo" = yes ]; then
+	"$build/tests/leaker" --name memz-demo-leak --rate 256 --start-mib 16 \
+		>"$dir/leaker.out" 2>&1 &
+	pids="$pids $!"
+	echo $! > "$dir/leaker.pid"
+fi
+
+cat <<MSG
+
+memz is running (files in $dir):
+  netdata dashboard   http://127.0.0.1:$port/  (section "memz"; alarms: bell icon)
+  netdata charts      curl 'http://127.0.0.1:$port/api/v1/data?chart=memz.ram&after=-10&format=json'
+  collectd values     collectdctl -s $cd_/collectd.sock listval | grep memz
+  collectd log        $cd_/collectd.log   ([LEAK?] notifications land here)
+  collectd CSV        $cd_/csv/memz-quickstart/
+MSG
+[ "$demo" = yes ] && echo "  demo leaker         memz-demo-leak grows 256 KiB/s; expect [LEAK?] within a minute"
+echo
+
+netdata_flagged() {
+	curl -sf --max-time 2 "http://127.0.0.1:$port/api/v1/alarms" 2>/dev/null |
+		grep -q '"memz_leak_suspects"' &&
+	curl -sf --max-time 2 "http://127.0.0.1:$port/api/v1/alarms" 2>/dev/null |
+		python3 -c 'import json,sys; a=json.load(sys.stdin)["alarms"]; sys.exit(0 if any(v["name"]=="memz_leak_suspects" and v["status"]=="WARNING" for v in a.values()) else 1)'
+}
+collectd_flagged() { grep -q '\[LEAK?\].*memz-demo-leak' "$cd_/collectd.log" 2>/dev/null; }
+
+if [ -n "$until" ]; then
+	start=$(date +%s)
+	nd_ok=no cd_ok=no
+	while [ $(( $(date +%s) - start )) -lt "$until" ]; do
+		[ $nd_ok = yes ] || { netdata_flagged && nd_ok=yes && say "netdata: memz_leak_suspects is WARNING after $(( $(date +%s) - start )) s"; }
+		[ $cd_ok = yes ] || { collectd_flagged && cd_ok=yes && say "collectd: [LEAK?] logged after $(( $(date +%s) - start )) s"; }
+		[ $nd_ok = yes ] && [ $cd_ok = yes ] && exit 0
+		for pid in $pids; do
+			kill -0 "$pid" 2>/dev/null || { say "process $pid died; see $dir"; exit 1; }
+		done
+		sleep 0.5
+	done
+	say "no verdict within $until s (netdata: $nd_ok, collectd: $cd_ok); see $dir"
+	exit 1
+fi
+
+say "press Ctrl-C to stop"
+while :; do
+	for pid in $pids; do
+		kill -0 "$pid" 2>/dev/null || { say "process $pid exited; see $dir"; exit 1; }
+	done
+	sleep 1
+done
