@@ -148,6 +148,10 @@ LoadPlugin unixsock
   DeleteSocket true
 </Plugin>
 $CD_STOCK
+EOF
+	# A daemon without memz (a forwarding receiver) gets no memz block:
+	# collectd would warn about configuration for a plugin not loaded.
+	[ -z "$CD_MEMZ_LOAD" ] || cat >>"$_dir/collectd.conf" <<EOF
 PluginDir "$_dir/plugins"
 $CD_MEMZ_LOAD
 <Plugin memz>
@@ -180,8 +184,13 @@ cd_wait_ready() {
 # cd_getval DIR IDENT [DS]: one data source's value (default "value"), as
 # collectdctl prints it; fails if the identifier is unknown.
 cd_getval() {
-	"$COLLECTDCTL_BIN" -s "$1/sock" getval "$(cat "$1/host")/$2" 2>/dev/null |
-		sed -n "s/^${3:-value}=//p" | grep . 
+	cd_getval_host "$1" "$(cat "$1/host")" "$2" "${3:-value}"
+}
+
+# cd_getval_host DIR HOST IDENT [DS]: the same for values another host sent.
+cd_getval_host() {
+	"$COLLECTDCTL_BIN" -s "$1/sock" getval "$2/$3" 2>/dev/null |
+		sed -n "s/^${4:-value}=//p" | grep .
 }
 
 # cd_has_val DIR IDENT: the identifier has a value.
@@ -212,7 +221,7 @@ cd_leaker() {
 	"$@" >"$_out" &
 	_lp=$!
 	cd_track "$_lp"
-	cd_poll 5 grep -q . "$_out" || cd_fail "leaker did not start: $*"
+	cd_poll 5 grep -qs . "$_out" || cd_fail "leaker did not start: $*"
 	LEAKER_PID=$(head -n 1 "$_out")
 	[ "$LEAKER_PID" = "$_lp" ] || cd_track "$LEAKER_PID"
 }
