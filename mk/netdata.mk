@@ -33,3 +33,5 @@ tests_ndcheck_SOURCES = tests/netdata/ndcheck_main.c $(NDCHECK)
 # Integration tests: the plugin alone, then inside a real netdata.
 INTEGRATION_TESTS += tests/it_netdata_plugin.sh
 EXTRA_DIST += tests/it_netdata_plugin.sh tests/netdata/lib.sh
+INTEGRATION_TESTS += tests/it_netdata_charts.sh tests/it_netdata_leak.sh
+EXTRA_DIST += tests/it_netdata_charts.sh tests/it_netdata_leak.sh

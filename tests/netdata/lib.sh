@@ -152,3 +152,17 @@ nd_need_netdata() {
 nd_plugin_pid() {
 	pgrep -P "$(cat "$1/pid")" -f "$1/plugins/memz.plugin" | head -n 1
 }
+
+# nd_memz_complaints DIR: print netdata's lines about memz.plugin other than
+# its normal start-up, and the plugin's own stderr; exit 0 if there are any.
+# The temp dir and hostnames contain "memz" too, so only the plugin thread's
+# name and the plugin's own prefix are matched.
+nd_memz_complaints() {
+	[ -f "$1/log/error.log" ] || return 1
+	grep -E 'PLUGINSD\[memz\]|memz\.plugin:|memz.plugin.*(exit|disabl|restart)' \
+		"$1/log/error.log" |
+		grep -Ev 'thread created with task id|set name of thread|connected to .*memz.plugin. running on pid'
+}
+
+# nd_secs_since MS: seconds since a nd_now_ms reading, one decimal.
+nd_secs_since() { awk -v a="$1" -v b="$(nd_now_ms)" 'BEGIN { printf "%.1f", (b - a) / 1000 }'; }

@@ -1,0 +1,79 @@
+#!/bin/sh
+# memz.plugin inside a real netdata: the memz charts appear in
+# /api/v1/charts with memz.plugin as their plugin, and memz.ram's parts add up
+# to MemTotal within 1%. Works in the sanitizer build: the plugin's ASan
+# output would go to error.log, which this test does not read.
+set -u
+. "$top_srcdir/tests/netdata/lib.sh"
+nd_need_netdata
+
+ND_TMP=$(mktemp -d /tmp/memz-ndcharts.XXXXXX)
+trap nd_cleanup EXIT
+PORT=$(nd_pick_port 29411)
+D="$ND_TMP/nd"
+nd_setup "$D" "$PORT" memzcharts
+start=$(nd_now_ms)
+nd_start "$D" "$PORT"
+
+charts_ok() {
+	nd_api "$PORT" /api/v1/charts > "$ND_TMP/charts.json" &&
+	python3 - "$ND_TMP/charts.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))["charts"]
+want = ["memz.ram", "memz.kernel", "memz.group_pss", "memz.group_uss",
+        "memz.group_swap", "memz.group_growth", "memz.leaks",
+        "memz.leak_suspects", "memz.pace"]
+sys.exit(0 if all(w in c for w in want) else 1)
+PY
+}
+nd_poll 30 charts_ok || nd_fail "memz charts did not appear in /api/v1/charts"
+echo "charts appeared after $(( $(nd_now_ms) - start )) ms"
+
+python3 - "$ND_TMP/charts.json" <<'PY' || nd_fail "chart metadata"
+import json, sys
+c = json.load(open(sys.argv[1]))["charts"]
+for cid, ch in c.items():
+    if not cid.startswith("memz."):
+        continue
+    assert ch["plugin"] == "memz.plugin", (cid, ch["plugin"])
+    assert ch["module"] == "memz", (cid, ch["module"])
+    assert ch["context"] == cid, (cid, ch["context"])
+    assert ch["priority"] >= 140000, (cid, ch["priority"])
+ram = c["memz.ram"]
+assert ram["units"] == "MiB" and ram["chart_type"] == "stacked", ram
+dims = {d["name"] for d in ram["dimensions"].values()}
+assert dims == {"free", "buffers", "cached", "slab", "page_tables",
+                "process_anon", "hidden_anon", "kernel_residual"}, dims
+print("memz.ram dims:", sorted(dims))
+print("memz.group_pss groups:", len(c["memz.group_pss"]["dimensions"]))
+PY
+
+ram_sums() {
+	nd_api "$PORT" "/api/v1/data?chart=memz.ram&after=-3&points=1&group=average&format=json&options=jsonwrap" \
+		> "$ND_TMP/ram.json" &&
+	python3 - "$ND_TMP/ram.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))["result"]
+labels, row = d["labels"], d["data"][0]
+vals = dict(zip(labels[1:], row[1:]))
+if any(v is None for v in vals.values()) or not vals:
+    sys.exit(1)
+total_mib = sum(vals.values())
+mt = [l for l in open("/proc/meminfo") if l.startswith("MemTotal:")][0]
+memtotal_mib = int(mt.split()[1]) / 1024.0
+err = abs(total_mib - memtotal_mib) / memtotal_mib
+print("memz.ram sum %.1f MiB, MemTotal %.1f MiB, off by %.3f%%" %
+      (total_mib, memtotal_mib, 100 * err))
+for k in sorted(vals):
+    assert vals[k] >= 0, (k, vals[k])
+sys.exit(0 if err < 0.01 else 2)
+PY
+}
+nd_poll 15 ram_sums || nd_fail "memz.ram does not add up to MemTotal within 1%"
+
+# the plugin ran all along: netdata never had to restart it
+if nd_memz_complaints "$D"; then
+	nd_fail "netdata complained about memz.plugin (lines above)"
+fi
+echo "no complaints about memz.plugin in error.log"
+exit 0

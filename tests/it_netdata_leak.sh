@@ -1,0 +1,67 @@
+#!/bin/sh
+# A process leaking 256 KiB/s under a real netdata: memz.leaks shows 1 for
+# its group and the shipped alarm goes WARNING within 30 s of its start;
+# after the growth stops (leaker: SIGUSR1) the alarm clears. Prints the
+# seconds each step took. Works in the sanitizer build (only the API is read).
+set -u
+. "$top_srcdir/tests/netdata/lib.sh"
+nd_need_netdata
+LEAKER="$top_builddir/tests/leaker"
+[ -x "$LEAKER" ] || nd_skip "tests/leaker not built"
+
+ND_TMP=$(mktemp -d /tmp/memz-ndleak.XXXXXX)
+trap nd_cleanup EXIT
+PORT=$(nd_pick_port 29418)
+D="$ND_TMP/nd"
+nd_setup "$D" "$PORT" memzleak
+nd_start "$D" "$PORT"
+nd_poll 30 eval 'nd_api $PORT "/api/v1/chart?chart=memz.leaks" > /dev/null' ||
+	nd_fail "memz.leaks never appeared"
+
+NAME="mzleak$$"
+"$LEAKER" --name "$NAME" --rate 256 --start-mib 4 > "$ND_TMP/leaker.out" &
+LPID=$!
+ND_EXTRA_PIDS="$LPID"
+t0=$(nd_now_ms)
+
+# value of the group's dimension on memz.leaks (dimension id = the name,
+# which is already identifier-safe)
+leak_is() {
+	nd_api "$PORT" "/api/v1/data?chart=memz.leaks&dimensions=$NAME&after=-1&points=1&group=max&format=json" \
+		> "$ND_TMP/leaks.json" &&
+	python3 - "$ND_TMP/leaks.json" "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if d["data"] and d["data"][0][1] == float(sys.argv[2]) else 1)
+PY
+}
+alarm_is() {
+	nd_api "$PORT" "/api/v1/alarms?all" > "$ND_TMP/alarms.json" &&
+	python3 - "$ND_TMP/alarms.json" "$1" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))["alarms"]
+st = [v["status"] for k, v in a.items() if v["name"] == "memz_leak_suspects"]
+sys.exit(0 if st and st[0] == sys.argv[2] else 1)
+PY
+}
+
+nd_poll 30 leak_is 1 || nd_fail "memz.leaks did not show 1 for $NAME within 30 s"
+echo "memz.leaks = 1 for $NAME after $(nd_secs_since $t0) s"
+left=$(( 30 - ($(nd_now_ms) - t0) / 1000 ))
+[ "$left" -gt 0 ] || left=1
+nd_poll "$left" alarm_is WARNING || nd_fail "alarm memz_leak_suspects not WARNING within 30 s"
+echo "alarm memz_leak_suspects WARNING after $(nd_secs_since $t0) s"
+python3 - "$ND_TMP/alarms.json" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))["alarms"]
+for v in a.values():
+    if v["name"].startswith("memz_"):
+        print("  %s on %s: %s, info: %s" % (v["name"], v["chart"], v["status"], v["info"]))
+PY
+
+kill -USR1 "$LPID"
+t1=$(nd_now_ms)
+nd_poll 120 alarm_is CLEAR || nd_fail "alarm did not clear within 120 s after the growth stopped"
+echo "alarm cleared $(nd_secs_since $t1) s after the growth stopped"
+leak_is 0 || nd_fail "memz.leaks still not 0 for $NAME after the alarm cleared"
+exit 0
