@@ -947,6 +947,79 @@ static void test_unreadable(void)
 	CHECK_INT(rmdir(dir), 0);
 }
 
+/* Every process of the machine the tests run on parses: this kernel's
+ * format, not only the captured one's. Gone, private and kernel threads'
+ * files are skipped by their errno. */
+static void test_live(void)
+{
+	const struct memz_allocator *a = memz_allocator_libc();
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	char *big = NULL;
+	size_t cap = 0;
+	int procs = 0, rollups = 0;
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (!d)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		static const char *const names[] = { "stat", "statm", "status",
+			"smaps_rollup", "cgroup", "oom_score_adj" };
+		int pid = atoi(de->d_name), i, dfd;
+
+		if (pid <= 0)
+			continue;
+		dfd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY);
+		if (dfd < 0)
+			continue;
+		procs++;
+		for (i = 0; i < 6; i++) {
+			struct memz_pstat st;
+			struct memz_statm sm;
+			struct memz_pstatus ps;
+			struct memz_rollup r;
+			char cg[4096];
+			size_t len;
+			int v, rc;
+
+			rc = memz_read_file_at(dfd, names[i], fbuf, sizeof(fbuf),
+					       &len);
+			if (rc == -ENOENT || rc == -ESRCH || rc == -EACCES)
+				continue;
+			CHECK_INT(rc, 0);
+			switch (i) {
+			case 0: rc = memz_parse_stat(fbuf, len, &st); break;
+			case 1: rc = memz_parse_statm(fbuf, len, (uint64_t)page, &sm); break;
+			case 2: rc = memz_parse_status(fbuf, len, &ps); break;
+			case 3:
+				rc = memz_parse_rollup(fbuf, len, &r);
+				rollups += rc == 0;
+				break;
+			case 4: rc = memz_parse_cgroup(fbuf, len, cg, sizeof(cg)); break;
+			default: rc = memz_parse_oom_score_adj(fbuf, len, &v); break;
+			}
+			if (rc)
+				fprintf(stderr, "live pid %d %s: %d\n", pid,
+					names[i], rc);
+			CHECK_INT(rc, 0);
+		}
+		if (pid == getpid()) {
+			struct memz_rollup r;
+			size_t len;
+
+			CHECK_INT(memz_read_file_grow(a, dfd, "smaps", &big, &cap,
+						      &len), 0);
+			CHECK_INT(memz_parse_smaps_sum(big, len, &r), 0);
+			CHECK(r.rss > 0);
+		}
+		close(dfd);
+	}
+	closedir(d);
+	memz_free(a, &big);
+	CHECK(procs >= 1);
+	CHECK(rollups >= 1);
+}
+
 int main(void)
 {
 	test_stat();
@@ -966,5 +1039,6 @@ int main(void)
 	test_tree1();
 	test_edge_trees();
 	test_unreadable();
+	test_live();
 	return check_status();
 }

@@ -1,6 +1,9 @@
 /* Bounded whole-file reads and the bounded number parser. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <sys/wait.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -161,11 +164,37 @@ static void test_read_grow(void)
 	close(dirfd);
 }
 
+/* A kept /proc fd of a process that exited: ESRCH, which the sampler takes
+ * for "gone". */
+static void test_kept_fd_exited(void)
+{
+	char path[64], buf[256];
+	size_t len;
+	pid_t child = fork();
+	int fd;
+
+	if (child == 0) {
+		pause();
+		_exit(0);
+	}
+	CHECK(child > 0);
+	snprintf(path, sizeof(path), "/proc/%d/statm", (int)child);
+	fd = memz_open_at(AT_FDCWD, path);
+	CHECK(fd >= 0);
+	CHECK_INT(memz_pread_file(fd, buf, sizeof(buf), &len), 0);
+	CHECK(len > 0);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	CHECK_INT(memz_pread_file(fd, buf, sizeof(buf), &len), -ESRCH);
+	close(fd);
+}
+
 int main(void)
 {
 	test_pread();
 	test_read_at();
 	test_parse_u64();
 	test_read_grow();
+	test_kept_fd_exited();
 	return check_status();
 }
