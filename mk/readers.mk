@@ -8,8 +8,10 @@ libmemz_la_SOURCES += \
 READERS_TEST_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DMEMZ_FIXTURES='"$(abs_top_srcdir)/tests/fixtures"'
 
-UNIT_TESTS += tests/test_readbuf tests/test_sysinfo tests/test_procfs
-check_PROGRAMS += tests/test_readbuf tests/test_sysinfo tests/test_procfs
+UNIT_TESTS += tests/test_readbuf tests/test_sysinfo tests/test_procfs \
+	tests/test_procfs_fixtures
+check_PROGRAMS += tests/test_readbuf tests/test_sysinfo tests/test_procfs \
+	tests/test_procfs_fixtures
 tests_test_readbuf_SOURCES = tests/test_readbuf.c tests/check.h
 tests_test_readbuf_CPPFLAGS = $(READERS_TEST_CPPFLAGS)
 tests_test_readbuf_LDADD = libmemz.la
@@ -19,5 +21,8 @@ tests_test_sysinfo_LDADD = libmemz.la
 tests_test_procfs_SOURCES = tests/test_procfs.c tests/check.h
 tests_test_procfs_CPPFLAGS = $(READERS_TEST_CPPFLAGS)
 tests_test_procfs_LDADD = libmemz.la
+tests_test_procfs_fixtures_SOURCES = tests/test_procfs_fixtures.c tests/check.h
+tests_test_procfs_fixtures_CPPFLAGS = $(READERS_TEST_CPPFLAGS)
+tests_test_procfs_fixtures_LDADD = libmemz.la
 
 EXTRA_DIST += tests/fixtures tests/capture-fixture.sh
