@@ -12,3 +12,19 @@ tests_test_pace_SOURCES = tests/test_pace.c tests/check.h
 tests_test_pace_LDADD = libmemz.la
 tests_test_trace_SOURCES = tests/test_trace.c tests/check.h
 tests_test_trace_LDADD = libmemz.la
+
+# memz record / replay: mk/cli.mk adds $(CLI_EXTRA) to memz_SOURCES (a name
+# ending in _SOURCES would make automake look for a program "CLI_EXTRA")
+CLI_EXTRA = plugins/cli/record.c plugins/cli/replay.c
+
+UNIT_TESTS += tests/test_replay.sh
+EXTRA_DIST += tests/test_replay.sh \
+	tests/traces/leak.csv tests/traces/leak.expected \
+	tests/traces/leak-minrate.expected \
+	tests/traces/flat.csv tests/traces/flat.expected \
+	tests/traces/pidreuse.csv tests/traces/pidreuse.expected \
+	tests/traces/group.csv tests/traces/group.expected \
+	tests/traces/group-by-name.expected tests/traces/group-minrate.expected \
+	tests/traces/bad-backwards.csv tests/traces/bad-fields.csv \
+	tests/traces/bad-header.csv tests/traces/bad-number.csv \
+	tests/traces/bad-quote.csv

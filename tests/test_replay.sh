@@ -1,0 +1,60 @@
+#!/bin/sh
+# memz replay over the traces in tests/traces: output byte for byte as
+# expected, and malformed traces rejected with FILE:LINE: reason, exit 2.
+set -u
+memz="${top_builddir:-.}/memz"
+traces="${top_srcdir:-.}/tests/traces"
+[ -x "$memz" ] || { echo "no $memz: skipped"; exit 77; }
+cd "$traces" || exit 1
+tmp=$(mktemp -d) || exit 1
+trap 'rm -rf "$tmp"' EXIT
+fail=0
+
+# expect NAME ARGS...: stdout must equal NAME.expected, exit 0, no stderr
+expect() {
+	name=$1; shift
+	"$memz" replay "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -ne 0 ] || [ -s "$tmp/err" ] ||
+	   ! cmp -s "$tmp/out" "$name.expected"; then
+		echo "FAIL: memz replay $* (exit $rc)"
+		cat "$tmp/err"
+		diff "$name.expected" "$tmp/out"
+		fail=1
+	fi
+}
+
+# reject FILE MESSAGE [ARGS...]: exit 2, nothing on stdout, MESSAGE on stderr
+reject() {
+	file=$1 msg=$2; shift 2
+	"$memz" replay "$@" "$file" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -ne 2 ] || [ -s "$tmp/out" ] ||
+	   [ "$(cat "$tmp/err")" != "$msg" ]; then
+		echo "FAIL: memz replay $* $file: exit $rc, stderr:"
+		cat "$tmp/err"
+		echo "expected: $msg"
+		fail=1
+	fi
+}
+
+expect leak leak.csv
+expect flat flat.csv
+expect pidreuse pidreuse.csv
+expect group group.csv
+expect group-by-name --group=name group.csv
+expect group-minrate --group name --set LeakMinRate=100000 group.csv
+expect leak-minrate --set LeakMinRate=100000 leak.csv
+# the same trace and settings give the same bytes, also from stdin
+expect leak - <leak.csv
+
+reject bad-backwards.csv "bad-backwards.csv:4: t goes backwards (0.500 after 1.000)"
+reject bad-fields.csv "bad-fields.csv:4: 7 fields, expected 8"
+reject bad-header.csv "bad-header.csv:1: bad header (expected t,pid,start,name,pss_kb,rss_kb,anon_kb,swap_kb)"
+reject bad-number.csv "bad-number.csv:3: pss_kb \"12MB\" is not a size in KiB (digits, or empty)"
+reject bad-quote.csv "bad-quote.csv:2: unexpected byte after closing quote of field 4"
+reject leak.csv "memz replay: a trace has no exe, cgroup or user column; it can only be grouped by name" --group=exe
+reject leak.csv "memz: LeakMinR2: \"2\" is out of range (a number from 0 to 1)" --set LeakMinR2=2
+reject missing.csv "memz replay: missing.csv: No such file or directory"
+
+exit $fail
