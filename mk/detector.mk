@@ -28,3 +28,8 @@ EXTRA_DIST += tests/test_replay.sh \
 	tests/traces/bad-backwards.csv tests/traces/bad-fields.csv \
 	tests/traces/bad-header.csv tests/traces/bad-number.csv \
 	tests/traces/bad-quote.csv
+
+# valgrind --tool=callgrind tests/bench_detector: instructions per sample
+noinst_PROGRAMS += tests/bench_detector
+tests_bench_detector_SOURCES = tests/bench_detector.c
+tests_bench_detector_LDADD = libmemz.la

@@ -90,6 +90,8 @@ struct outcome {
 	bool flagged_at_end;
 	unsigned starts_after; /* leak events after `after` */
 	double clear_after;    /* first clear after `after`, -1 if none */
+	double first_after;    /* first flag after `after`, -1 if none */
+	unsigned first_after_n;
 };
 
 static void run(const struct series *c, double dt, double duration,
@@ -102,7 +104,7 @@ static void run(const struct series *c, double dt, double duration,
 	memz_settings_init(&s);
 	memz_detector_init(&d);
 	memset(o, 0, sizeof *o);
-	o->first = o->last_clear = o->clear_after = -1;
+	o->first = o->last_clear = o->clear_after = o->first_after = -1;
 	rng = 88172645463325252ull;
 	for (double t = 0; t <= duration; t += dt) {
 		double v = value(c, t) + c->noise * gauss();
@@ -121,8 +123,10 @@ static void run(const struct series *c, double dt, double duration,
 				o->first = t;
 				o->first_n = n;
 			}
-			if (t >= after)
-				o->starts_after++;
+			if (t >= after && !o->starts_after++) {
+				o->first_after = t;
+				o->first_after_n = n;
+			}
 		} else {
 			o->last_clear = t;
 			if (t >= after && o->clear_after < 0)
@@ -143,9 +147,12 @@ static void must_flag(const struct series *c, double dt, double within,
 	struct outcome o;
 
 	run(c, dt, duration, after, &o);
-	fprintf(stderr, "| %-34s | %4.0f s | flag | %6.0f s | %5u | %u |%s\n",
-		c->name, dt, o.first, o.first_n, o.starts,
-		after ? " (first ramp)" : "");
+	fprintf(stderr, "| %-34s | %4.0f s | flag | %6.0f s | %5u | %u |",
+		c->name, dt, o.first, o.first_n, o.starts);
+	if (after)
+		fprintf(stderr, " after the first ramp: %.0f s, %u samples",
+			o.first_after, o.first_after_n);
+	fputc('\n', stderr);
 	CHECK(o.first >= 0);
 	CHECK(o.first <= within);
 	CHECK(o.flagged_at_end);
@@ -280,8 +287,78 @@ static void clears(void)
 	}
 }
 
+/* The verdict's fields say what the series does. */
+static void verdict_fields(void)
+{
+	struct memz_settings s;
+	struct memz_detector d;
+	double flagged = -1;
+
+	memz_settings_init(&s);
+	memz_detector_init(&d);
+	CHECK(sizeof d <= 1536); /* 1000 processes + groups under 4 MiB */
+	CHECK(!d.verdict.leak);
+	rng = 7;
+	for (int i = 0; i < 30; i++) {
+		double t = 50 + 10.0 * i;
+		if (memz_detector_push(&d, &s, t, 300 * MiB + 128 * KiB * t +
+						     64 * KiB * gauss()) &&
+		    flagged < 0)
+			flagged = t;
+	}
+	CHECK(d.verdict.leak);
+	CHECK_NEAR(d.verdict.rate_bps, 128 * KiB, 128 * KiB * 0.02);
+	CHECK(d.verdict.r2 > 0.99 && d.verdict.r2 <= 1);
+	CHECK_INT(d.verdict.samples, 30);
+	CHECK_INT(d.verdict.horizon, MEMZ_HORIZON_SHORT);
+	CHECK_NEAR(d.verdict.since, flagged, 0);
+	CHECK_NEAR(flagged, 50 + 70, 0);
+	CHECK(d.verdict.confidence >= 50 && d.verdict.confidence <= 100);
+
+	/* below LeakMinSize nothing is judged */
+	memz_detector_init(&d);
+	for (int i = 0; i < 30; i++)
+		memz_detector_push(&d, &s, i, 100 * KiB + 20 * KiB * i);
+	CHECK(!d.verdict.leak);
+	CHECK_NEAR(d.verdict.rate_bps, 20 * KiB, 1);
+	CHECK(d.verdict.confidence < 50);
+}
+
+/*
+ * A group gaining a 50 MiB member every 5 s: with the joins rebased away
+ * there is nothing to see; fed raw, the same totals are flagged.
+ */
+static void rebase(void)
+{
+	struct memz_settings s;
+	struct memz_detector raw, based;
+	unsigned raw_events = 0, based_events = 0;
+	double prev_members = 2;
+
+	memz_settings_init(&s);
+	memz_detector_init(&raw);
+	memz_detector_init(&based);
+	rng = 9;
+	for (int t = 0; t < 600; t++) {
+		double members = 2 + t / 5, v = members * 50 * MiB + 64 * KiB * gauss();
+		if (members != prev_members)
+			memz_detector_rebase(&based, (members - prev_members) * 50 * MiB);
+		prev_members = members;
+		raw_events += (unsigned)memz_detector_push(&raw, &s, t, v);
+		based_events += (unsigned)memz_detector_push(&based, &s, t, v);
+	}
+	CHECK(raw_events > 0);
+	CHECK_INT(based_events, 0);
+	/* a rebase before the first sample has nothing to shift */
+	memz_detector_init(&based);
+	memz_detector_rebase(&based, 5 * MiB);
+	CHECK_NEAR(based.base, 0, 0);
+}
+
 int main(void)
 {
+	verdict_fields();
+	rebase();
 	fprintf(stderr, "| series | cadence | want | first flag | samples | starts |\n");
 	flags();
 	not_flags();
