@@ -47,3 +47,5 @@ INTEGRATION_TESTS += tests/it_collectd_unpriv.sh
 EXTRA_DIST += tests/it_collectd_unpriv.sh
 INTEGRATION_TESTS += tests/it_collectd_forward.sh
 EXTRA_DIST += tests/it_collectd_forward.sh
+INTEGRATION_TESTS += tests/it_collectd_lifecycle.sh
+EXTRA_DIST += tests/it_collectd_lifecycle.sh
