@@ -8,14 +8,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "memz/budget.h"
 #include "memz/procfs.h"
 #include "memz/readbuf.h"
 #include "memz/sampler.h"
 
 /* Reserved for the host's own files (sockets, logs, config). */
 #define FD_RESERVE 64
-
-struct cand;
 
 struct memz_sampler {
 	struct memz_settings s;
@@ -29,11 +28,10 @@ struct memz_sampler {
 	int fd_budget, open_fds;
 	bool no_rollup; /* the kernel has no smaps_rollup: sum smaps */
 
-	/* CPU budget for exact reads: a token bucket in CPU seconds */
-	double tokens, last_now;
-	bool started;
+	struct memz_budget budget; /* CPU time for the exact reads */
+	double now;                /* this cycle's */
 
-	struct cand *cand;
+	struct memz_budget_cand *cand;
 	size_t cap_cand;
 	char buf[8192];
 	char *smaps_buf;
@@ -92,6 +90,7 @@ int memz_sampler_new(struct memz_sampler **out, const struct memz_settings *set,
 	s->page_size = ps > 0 ? (uint64_t)ps : 4096;
 	memz_sysfiles_init(&s->sys);
 	memz_pace_init(&s->pace);
+	memz_budget_init(&s->budget, set->cpu_budget);
 	s->fd_budget = set->max_open_files;
 	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
 	    (rlim_t)s->fd_budget + FD_RESERVE > rl.rlim_cur)
@@ -305,20 +304,6 @@ static bool statm_changed(const struct memz_proc *p)
 	       p->statm_last.data != p->statm_at_exact.data;
 }
 
-/* Priority of an exact read: 0 must (never read, or PssMaxAge old),
- * 1 changed, 2 due for a periodic refresh, 3 not needed. */
-static int need_class(const struct memz_sampler *s, const struct memz_proc *p,
-		      double now)
-{
-	if (!p->has_exact || now - p->exact_t >= s->s.pss_max_age)
-		return 0;
-	if (statm_changed(p))
-		return 1;
-	if (p->cycles_since_exact + 1 >= (unsigned)s->s.pss_refresh_cycles)
-		return 2;
-	return 3;
-}
-
 /* Before the first read, guess the cost from the resident size: the kernel
  * walks page tables at roughly 12 ms per GiB. */
 static double est_cost(const struct memz_proc *p)
@@ -326,23 +311,6 @@ static double est_cost(const struct memz_proc *p)
 	if (p->cost_s > 0)
 		return p->cost_s;
 	return 20e-6 + (double)p->statm_last.resident * (12e-3 / 1073741824.0);
-}
-
-struct cand {
-	struct memz_proc *p;
-	int cls;
-	double cost;
-};
-
-static int by_need(const void *a, const void *b)
-{
-	const struct cand *x = a, *y = b;
-
-	if (x->cls != y->cls)
-		return x->cls - y->cls;
-	if (x->cost != y->cost)
-		return x->cost < y->cost ? -1 : 1;
-	return x->p->pid - y->p->pid;
 }
 
 /* One exact read: smaps_rollup (or summed smaps on kernels before 4.14). */
@@ -393,28 +361,56 @@ static int read_exact(struct memz_sampler *s, struct memz_proc *p,
 	return rc ? rc : memz_parse_rollup(s->buf, len, r);
 }
 
-static void exact_read(struct memz_sampler *s, struct memz_proc *p, double now)
+static uint64_t add_clamped(uint64_t v, int64_t d)
+{
+	if (d < 0 && (uint64_t)-d > v)
+		return 0;
+	return (uint64_t)((int64_t)v + d);
+}
+
+/* PSS as estimated from the last exact read and statm since. */
+static uint64_t estimated_pss(const struct memz_proc *p)
+{
+	return add_clamped(p->exact.pss, anon_of(&p->statm_last) -
+					     anon_of(&p->statm_at_exact));
+}
+
+/* A process's series between two exact reads follows statm; what statm
+ * could not see (sharers coming and going, shared memory) would land as
+ * one step at the next exact read, an artefact of how seldom the budget
+ * lets a large process be read. So the step moves the detector's history
+ * instead of counting as growth. A process read every cycle has no
+ * estimated samples in between and keeps its exact series. */
+static void rebase_on_exact(struct memz_proc *p, const struct memz_rollup *r)
+{
+	if (p->has_exact && p->cycles_since_exact > 0)
+		memz_detector_rebase(&p->det, (double)r->pss -
+						      (double)estimated_pss(p));
+}
+
+static int exact_read(struct memz_sampler *s, struct memz_proc *p,
+		      double *cost)
 {
 	struct memz_rollup r;
 	struct memz_pstatus st;
-	double c0 = thread_cpu(), cost;
+	double c0 = thread_cpu();
 	size_t len;
 	int rc = read_exact(s, p, &r);
 
-	cost = thread_cpu() - c0;
-	s->st->rollup_cpu_s += cost;
-	s->tokens -= cost;
+	*cost = thread_cpu() - c0;
+	s->st->rollup_cpu_s += *cost;
 	if (rc == -EACCES || rc == -EPERM) {
 		p->no_access = true;
-		return;
+		return rc;
 	}
 	if (rc)
-		return;
+		return rc;
 	s->st->rollup_reads++;
-	p->cost_s = p->cost_s > 0 ? 0.7 * p->cost_s + 0.3 * cost : cost;
+	p->cost_s = p->cost_s > 0 ? 0.7 * p->cost_s + 0.3 * *cost : *cost;
+	rebase_on_exact(p, &r);
 	p->exact = r;
 	p->statm_at_exact = p->statm_last;
-	p->exact_t = now;
+	p->exact_t = s->now;
 	p->has_exact = true;
 	p->cycles_since_exact = 0;
 	/* VmHWM and VmSwap move with memory: refresh them with the exact read */
@@ -423,13 +419,12 @@ static void exact_read(struct memz_sampler *s, struct memz_proc *p, double now)
 		p->vm_hwm = st.vm_hwm;
 		p->vm_swap = st.vm_swap;
 	}
+	return 0;
 }
 
-static uint64_t add_clamped(uint64_t v, int64_t d)
+static int read_cand(void *ctx, struct memz_budget_cand *c, double *cost)
 {
-	if (d < 0 && (uint64_t)-d > v)
-		return 0;
-	return (uint64_t)((int64_t)v + d);
+	return exact_read(ctx, c->ref, cost);
 }
 
 /* Between exact reads, move the figures by what statm says changed:
@@ -441,7 +436,7 @@ static void estimate(struct memz_proc *p, double now)
 			(int64_t)p->statm_at_exact.resident;
 
 	p->mem = p->exact;
-	p->mem.pss = add_clamped(p->exact.pss, d_anon);
+	p->mem.pss = estimated_pss(p);
 	p->mem.pss_anon = add_clamped(p->exact.pss_anon, d_anon);
 	p->mem.anonymous = add_clamped(p->exact.anonymous, d_anon);
 	p->mem.private_dirty = add_clamped(p->exact.private_dirty, d_anon);
@@ -449,37 +444,13 @@ static void estimate(struct memz_proc *p, double now)
 	p->pss_age = now - p->exact_t;
 }
 
-static int schedule_exact(struct memz_sampler *s, size_t n, double now)
+static void schedule_exact(struct memz_sampler *s, size_t n)
 {
-	qsort(s->cand, n, sizeof *s->cand, by_need);
-	for (size_t i = 0; i < n; i++) {
-		struct cand *c = &s->cand[i];
+	struct memz_budget_result res;
 
-		if (c->cls == 3) {
-			s->st->rollup_skipped++;
-			continue;
-		}
-		if (c->cls > 0 && s->tokens <= 0) {
-			s->st->rollup_deferred++;
-			continue;
-		}
-		exact_read(s, c->p, now);
-	}
-	return 0;
-}
-
-static void refill(struct memz_sampler *s, double now)
-{
-	double rate = s->s.cpu_budget / 100.0, cap = rate * 60.0;
-
-	if (s->started && now > s->last_now)
-		s->tokens += (now - s->last_now) * rate;
-	if (s->tokens > cap)
-		s->tokens = cap;
-	if (s->tokens < -cap)
-		s->tokens = -cap;
-	s->last_now = now;
-	s->started = true;
+	memz_budget_schedule(&s->budget, s->cand, n, read_cand, s, &res);
+	s->st->rollup_skipped += res.skipped;
+	s->st->rollup_deferred += res.deferred;
 }
 
 static int parse_pid(const char *name)
@@ -522,14 +493,19 @@ static int sample_processes(struct memz_sampler *s, double now)
 		}
 		if (memz_grow(s->a, &s->cand, &s->cap_cand, n + 1, sizeof *s->cand))
 			return -ENOMEM;
-		s->cand[n].p = p;
-		s->cand[n].cls = need_class(s, p, now);
+		s->cand[n].ref = p;
+		s->cand[n].need = memz_budget_need(
+			p->has_exact, now - p->exact_t, s->s.pss_max_age,
+			statm_changed(p), p->cycles_since_exact,
+			(unsigned)s->s.pss_refresh_cycles);
 		s->cand[n].cost = est_cost(p);
+		s->cand[n].age = p->has_exact ? now - p->exact_t : 0;
+		s->cand[n].key = p->pid;
 		n++;
 	}
-	schedule_exact(s, n, now);
+	schedule_exact(s, n);
 	for (size_t i = 0; i < n; i++) {
-		struct memz_proc *p = s->cand[i].p;
+		struct memz_proc *p = s->cand[i].ref;
 
 		if (p->no_access) {
 			p->denied = true;
@@ -618,7 +594,8 @@ int memz_sampler_run(struct memz_sampler *s, double now,
 		snap->vm.present = false;
 	snap->stats.files_read += 3 + s->sys.n_nodes;
 
-	refill(s, now);
+	s->now = now;
+	memz_budget_refill(&s->budget, now);
 	memz_table_begin(s->table, now);
 	rc = sample_processes(s, now);
 	if (rc)
@@ -638,7 +615,7 @@ int memz_sampler_run(struct memz_sampler *s, double now,
 
 	snap->stats.vanished = snap->view.vanished;
 	snap->stats.open_fds = (unsigned)s->open_fds;
-	snap->stats.budget_left_s = s->tokens;
+	snap->stats.budget_left_s = s->budget.tokens;
 
 	memset(&pin, 0, sizeof pin);
 	pin.t = now;

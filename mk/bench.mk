@@ -1,3 +1,13 @@
+# bounded collection cost: the budget scheduler, its tests and `make bench`
+libmemz_la_SOURCES += include/memz/budget.h core/budget.c
+
+UNIT_TESTS += tests/test_budget
+check_PROGRAMS += tests/test_budget
+tests_test_budget_SOURCES = tests/test_budget.c tests/check.h
+tests_test_budget_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DMEMZ_FIXTURES='"$(abs_top_srcdir)/tests/fixtures"'
+tests_test_budget_LDADD = libmemz.la
+
 # benchmarks: `make bench` prints figures; nothing here is a test
 noinst_PROGRAMS += tests/bench_sampler
 tests_bench_sampler_SOURCES = tests/bench_sampler.c

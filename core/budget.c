@@ -1,0 +1,115 @@
+#include <stdlib.h>
+
+#include "memz/budget.h"
+
+/* Below this a cost is noise in the clock, not a measurement. */
+#define MIN_COST 1e-6
+
+void memz_budget_init(struct memz_budget *b, double cpu_budget_percent)
+{
+	b->rate = cpu_budget_percent / 100.0;
+	b->cap = b->rate * 60.0;
+	b->tokens = 0;
+	b->last_now = 0;
+	b->started = false;
+}
+
+void memz_budget_refill(struct memz_budget *b, double now)
+{
+	if (b->started && now > b->last_now)
+		b->tokens += (now - b->last_now) * b->rate;
+	if (b->tokens > b->cap)
+		b->tokens = b->cap;
+	if (!b->started || now > b->last_now)
+		b->last_now = now;
+	b->started = true;
+}
+
+void memz_budget_charge(struct memz_budget *b, double cost)
+{
+	double floor;
+
+	if (!(cost > 0))
+		return;
+	b->tokens -= cost;
+	/* A debt beyond one read and one minute only builds up when the
+	 * PssMaxAge reads alone exceed the budget; forgetting that excess lets
+	 * optional reads resume once they stop, instead of hours later. */
+	floor = -(cost > b->cap ? cost : b->cap);
+	if (b->tokens < floor)
+		b->tokens = floor;
+}
+
+enum memz_need memz_budget_need(bool has_exact, double age, double max_age,
+				bool changed, unsigned cycles_since_exact,
+				unsigned refresh_cycles)
+{
+	if (!has_exact || age >= max_age)
+		return MEMZ_NEED_MUST;
+	if (changed)
+		return MEMZ_NEED_CHANGED;
+	if (cycles_since_exact + 1 >= refresh_cycles)
+		return MEMZ_NEED_REFRESH;
+	return MEMZ_NEED_NONE;
+}
+
+static double urgency(const struct memz_budget_cand *c)
+{
+	return c->age / (c->cost > MIN_COST ? c->cost : MIN_COST);
+}
+
+static int by_urgency(const void *a, const void *b)
+{
+	const struct memz_budget_cand *x = a, *y = b;
+	double ux, uy;
+
+	if (x->need != y->need)
+		return x->need < y->need ? -1 : 1;
+	ux = urgency(x);
+	uy = urgency(y);
+	if (ux != uy)
+		return ux > uy ? -1 : 1;
+	return (x->key > y->key) - (x->key < y->key);
+}
+
+void memz_budget_order(struct memz_budget_cand *c, size_t n)
+{
+	if (n > 1)
+		qsort(c, n, sizeof *c, by_urgency);
+}
+
+void memz_budget_schedule(struct memz_budget *b, struct memz_budget_cand *c,
+			  size_t n,
+			  int (*read)(void *ctx, struct memz_budget_cand *c,
+				      double *cost),
+			  void *ctx, struct memz_budget_result *res)
+{
+	bool blocked = false;
+
+	res->reads = res->skipped = res->deferred = 0;
+	res->spent = 0;
+	memz_budget_order(c, n);
+	for (size_t i = 0; i < n; i++) {
+		double cost = 0;
+
+		if (c[i].need == MEMZ_NEED_NONE) {
+			res->skipped++;
+			continue;
+		}
+		if (c[i].need != MEMZ_NEED_MUST) {
+			if (!blocked && c[i].cost > b->tokens &&
+			    c[i].cost <= b->cap)
+				blocked = true;
+			if (blocked || c[i].cost > b->tokens) {
+				res->deferred++;
+				continue;
+			}
+		}
+		if (!read(ctx, &c[i], &cost))
+			res->reads++;
+		if (cost > 0) {
+			memz_budget_charge(b, cost);
+			res->spent += cost;
+		}
+	}
+}

@@ -1,0 +1,545 @@
+/*
+ * test_budget - the CPU budget of exact reads: the pure scheduler with fake
+ * costs (no huge processes needed), the re-basing of the series at an exact
+ * read (fixture tree), and live: a leak in a large process is flagged as
+ * fast as in a small one when a tiny budget forces estimates.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "memz/budget.h"
+#include "memz/sampler.h"
+
+#define MiB (1024ull * 1024ull)
+
+/* ---- simulation of the scheduler with fake processes ---- */
+
+struct fake {
+	int pid;
+	double cost;    /* CPU seconds of one read */
+	bool changing;  /* statm moves every cycle */
+	bool has_exact;
+	double exact_t;
+	unsigned since; /* cycles since the exact read */
+	unsigned reads;
+	double max_age;  /* largest age seen before a read */
+	double read_at[64];
+	unsigned n_read_at;
+};
+
+struct sim {
+	struct memz_budget b;
+	struct fake *f;
+	size_t n;
+	struct memz_budget_cand *c;
+	double now, spent;
+	double max_age_setting;
+	unsigned refresh;
+	int order[16]; /* pids in the order read, first cycle of interest */
+	unsigned n_order;
+};
+
+static int fake_read(void *ctx, struct memz_budget_cand *c, double *cost)
+{
+	struct sim *sm = ctx;
+	struct fake *f = c->ref;
+
+	*cost = f->cost;
+	sm->spent += f->cost;
+	if (f->has_exact && sm->now - f->exact_t > f->max_age)
+		f->max_age = sm->now - f->exact_t;
+	f->has_exact = true;
+	f->exact_t = sm->now;
+	f->since = 0;
+	f->reads++;
+	if (f->n_read_at < 64)
+		f->read_at[f->n_read_at++] = sm->now;
+	if (sm->n_order < 16)
+		sm->order[sm->n_order++] = f->pid;
+	return 0;
+}
+
+static void sim_init(struct sim *sm, struct fake *f, size_t n, double pct)
+{
+	memset(sm, 0, sizeof *sm);
+	memz_budget_init(&sm->b, pct);
+	sm->f = f;
+	sm->n = n;
+	sm->c = calloc(n, sizeof *sm->c);
+	sm->max_age_setting = 60;
+	sm->refresh = 10;
+}
+
+static void sim_cycle(struct sim *sm, struct memz_budget_result *res)
+{
+	memz_budget_refill(&sm->b, sm->now);
+	for (size_t i = 0; i < sm->n; i++) {
+		struct fake *f = &sm->f[i];
+		double age = f->has_exact ? sm->now - f->exact_t : 0;
+
+		sm->c[i].ref = f;
+		sm->c[i].need = memz_budget_need(f->has_exact, age,
+						 sm->max_age_setting,
+						 f->changing, f->since,
+						 sm->refresh);
+		sm->c[i].cost = f->cost;
+		sm->c[i].age = age;
+		sm->c[i].key = f->pid;
+	}
+	memz_budget_schedule(&sm->b, sm->c, sm->n, fake_read, sm, res);
+	for (size_t i = 0; i < sm->n; i++)
+		if (sm->f[i].has_exact && sm->f[i].exact_t != sm->now)
+			sm->f[i].since++;
+}
+
+/* One process whose read costs 100 ms next to 200 cheap changing ones, at
+ * the default 1%: over every simulated minute the reads cost at most a
+ * minute of budget plus what the bucket held (a minute) plus one forced
+ * read; over ten minutes the average holds. */
+static void budget_holds(void)
+{
+	struct fake f[201];
+	struct sim sm;
+	struct memz_budget_result res;
+	double window_start = 0, last_spent = 0, worst = 0;
+
+	memset(f, 0, sizeof f);
+	for (int i = 0; i < 200; i++) {
+		f[i].pid = 100 + i;
+		f[i].cost = 20e-6;
+		f[i].changing = true;
+	}
+	f[200].pid = 50;
+	f[200].cost = 0.1;
+	f[200].changing = true;
+	sim_init(&sm, f, 201, 1.0);
+	for (int t = 0; t <= 600; t++) {
+		sm.now = t;
+		sim_cycle(&sm, &res);
+		if (t > 0 && t % 60 == 0) {
+			double w = sm.spent - last_spent;
+			if (w > worst)
+				worst = w;
+			last_spent = sm.spent;
+			window_start = t;
+		}
+	}
+	(void)window_start;
+	CHECK(worst <= 0.6 + 0.6 + 0.1 + 1e-9);
+	/* 601 s of budget at 1%, plus the first cycle's forced reads */
+	CHECK(sm.spent <= 6.01 + 0.1 + 200 * 20e-6 + 1e-9);
+	/* and it is used: the budget is not left idle */
+	CHECK(sm.spent >= 5.0);
+	/* the large one goes less often than the cheap ones, but does go */
+	CHECK(f[200].reads >= 10);
+	CHECK(f[200].reads < f[0].reads);
+	free(sm.c);
+}
+
+/* At 0.05% the bucket (a minute: 30 ms) never holds a 100 ms read: the
+ * process is read only when it is never read or PssMaxAge old, and the
+ * debt each of those reads makes is paid back before any optional read. */
+static void mandatory_at_max_age(void)
+{
+	struct fake f[2];
+	struct sim sm;
+	struct memz_budget_result res;
+	bool optional_in_debt = false;
+
+	memset(f, 0, sizeof f);
+	f[0].pid = 1;
+	f[0].cost = 0.1;
+	f[0].changing = true;
+	f[1].pid = 2;
+	f[1].cost = 1e-3;
+	f[1].changing = true;
+	sim_init(&sm, f, 2, 0.05);
+	for (int t = 0; t <= 200; t++) {
+		unsigned reads1 = f[1].reads;
+		bool forced = !f[1].has_exact || t - f[1].exact_t >= 60;
+		double before;
+
+		sm.now = t;
+		memz_budget_refill(&sm.b, sm.now);
+		before = sm.b.tokens;
+		sim_cycle(&sm, &res);
+		if (f[1].reads > reads1 && !forced && before < f[1].cost)
+			optional_in_debt = true;
+	}
+	CHECK_INT(f[0].n_read_at, 4);
+	CHECK_NEAR(f[0].read_at[0], 0, 0);
+	CHECK_NEAR(f[0].read_at[1], 60, 0);
+	CHECK_NEAR(f[0].read_at[2], 120, 0);
+	CHECK_NEAR(f[0].read_at[3], 180, 0);
+	CHECK(!optional_in_debt);
+	/* the small one is not starved past PssMaxAge either */
+	CHECK(f[1].max_age <= 60);
+	free(sm.c);
+}
+
+/* 1000 changing processes of slightly different cost (20 us plus 1 ns per
+ * pid) and a budget for about 50 reads a cycle: every one is read round
+ * robin, well within PssMaxAge, none waits for its forced read. */
+static void no_starvation(void)
+{
+	enum { N = 1000 };
+	struct fake *f = calloc(N, sizeof *f);
+	struct sim sm;
+	struct memz_budget_result res;
+	double worst = 0;
+
+	for (int i = 0; i < N; i++) {
+		f[i].pid = 1 + i;
+		f[i].cost = 20e-6 + i * 1e-9;
+		f[i].changing = true;
+	}
+	sim_init(&sm, f, N, 0.1);
+	for (int t = 0; t <= 300; t++) {
+		sm.now = t;
+		sim_cycle(&sm, &res);
+		/* the first minute pays the debt of reading everyone at once */
+		if (t == 100)
+			for (int i = 0; i < N; i++)
+				f[i].max_age = 0;
+	}
+	for (int i = 0; i < N; i++)
+		if (f[i].max_age > worst)
+			worst = f[i].max_age;
+	CHECK(worst > 0);
+	CHECK(worst <= 25);
+	for (int i = 0; i < N; i++)
+		CHECK(f[i].reads >= 5);
+	free(sm.c);
+	free(f);
+}
+
+/* One cycle's order: forced first, then changed before refresh, within a
+ * class the most urgent (age / cost); the first changed read that does not
+ * fit stops the optional reads behind it, unless it never could fit. */
+static void order(void)
+{
+	struct memz_budget b;
+	struct memz_budget_cand c[7];
+	struct fake f[7];
+	struct sim sm;
+	struct memz_budget_result res;
+
+	memset(f, 0, sizeof f);
+	memset(c, 0, sizeof c);
+	memz_budget_init(&b, 1.0); /* cap 0.6 s */
+	memz_budget_refill(&b, 0);
+	memz_budget_refill(&b, 0.5); /* 5 ms */
+	memset(&sm, 0, sizeof sm);
+	sm.now = 1000;
+#define CAND(i, pid_, need_, cost_, age_)                                  \
+	do {                                                               \
+		f[i].pid = pid_;                                           \
+		f[i].cost = cost_;                                         \
+		c[i].ref = &f[i];                                          \
+		c[i].need = need_;                                         \
+		c[i].cost = cost_;                                         \
+		c[i].age = age_;                                           \
+		c[i].key = pid_;                                           \
+	} while (0)
+	CAND(0, 10, MEMZ_NEED_REFRESH, 1e-4, 10);
+	CAND(1, 11, MEMZ_NEED_CHANGED, 1e-4, 2);  /* urgency 2e4 */
+	CAND(2, 12, MEMZ_NEED_MUST, 0.05, 60);
+	CAND(3, 13, MEMZ_NEED_CHANGED, 1e-4, 5);  /* 5e4 */
+	CAND(4, 14, MEMZ_NEED_NONE, 1e-5, 30);
+	CAND(5, 15, MEMZ_NEED_CHANGED, 10.0, 59); /* never fits: no block */
+	CAND(6, 16, MEMZ_NEED_CHANGED, 1e-4, 1);  /* 1e4 */
+	memz_budget_schedule(&b, c, 7, fake_read, &sm, &res);
+	/* the forced read put the bucket in debt: nothing optional */
+	CHECK_INT(sm.n_order, 1);
+	CHECK_INT(sm.order[0], 12);
+	CHECK_INT(res.skipped, 1);
+	CHECK_INT(res.deferred, 5);
+
+	/* with a full bucket: changed by urgency, then refresh */
+	memz_budget_init(&b, 1.0);
+	memz_budget_refill(&b, 0);
+	memz_budget_refill(&b, 100);
+	sm.n_order = 0;
+	c[0].need = MEMZ_NEED_REFRESH;
+	for (int i = 0; i < 7; i++)
+		if (((struct fake *)c[i].ref)->pid == 12)
+			c[i].need = MEMZ_NEED_CHANGED;
+	memz_budget_schedule(&b, c, 7, fake_read, &sm, &res);
+	CHECK_INT(sm.n_order, 5);
+	CHECK_INT(sm.order[0], 13);
+	CHECK_INT(sm.order[1], 11);
+	CHECK_INT(sm.order[2], 16);
+	CHECK_INT(sm.order[3], 12); /* 50 ms: urgency 1200 */
+	CHECK_INT(sm.order[4], 10);
+
+	/* a changed read that fits no more blocks the cheaper ones behind */
+	memz_budget_init(&b, 1.0);
+	memz_budget_refill(&b, 0);
+	memz_budget_refill(&b, 1); /* 10 ms */
+	sm.n_order = 0;
+	for (int i = 0; i < 7; i++) {
+		int pid = ((struct fake *)c[i].ref)->pid;
+		c[i].need = pid == 14 ? MEMZ_NEED_NONE : MEMZ_NEED_CHANGED;
+		if (pid == 12) {
+			c[i].cost = f[i].cost = 0.02;
+			c[i].age = 1000; /* urgency 5e4: first */
+		}
+		if (pid == 13)
+			c[i].age = 6; /* 6e4: before it */
+		if (pid == 10)
+			c[i].age = 1; /* 1e4 */
+	}
+	memz_budget_schedule(&b, c, 7, fake_read, &sm, &res);
+	CHECK_INT(sm.n_order, 1);
+	CHECK_INT(sm.order[0], 13);
+	CHECK_INT(res.deferred, 5);
+#undef CAND
+}
+
+static void need_classes(void)
+{
+	CHECK_INT(memz_budget_need(false, 0, 60, false, 0, 10), MEMZ_NEED_MUST);
+	CHECK_INT(memz_budget_need(true, 60, 60, false, 0, 10), MEMZ_NEED_MUST);
+	CHECK_INT(memz_budget_need(true, 59, 60, true, 0, 10), MEMZ_NEED_CHANGED);
+	CHECK_INT(memz_budget_need(true, 9, 60, false, 9, 10), MEMZ_NEED_REFRESH);
+	CHECK_INT(memz_budget_need(true, 8, 60, false, 8, 10), MEMZ_NEED_NONE);
+}
+
+/* ---- fixture: an exact read that finds PSS moved where statm saw
+ * nothing moves the level, not the detector's growth ---- */
+
+static int write_file(const char *dir, const char *name, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (!f)
+		return -1;
+	fputs(text, f);
+	return fclose(f);
+}
+
+static void rollup_text(char *buf, size_t cap, unsigned pss_kb)
+{
+	snprintf(buf, cap,
+		 "555556304000-7ffd3b9ae000 ---p 00000000 00:00 0 [rollup]\n"
+		 "Rss:  %u kB\nPss:  %u kB\nPss_Anon:  %u kB\n"
+		 "Pss_File:  0 kB\nPss_Shmem:  0 kB\nShared_Clean:  0 kB\n"
+		 "Shared_Dirty:  0 kB\nPrivate_Clean:  0 kB\n"
+		 "Private_Dirty:  %u kB\nAnonymous:  %u kB\nSwap:  0 kB\n"
+		 "SwapPss:  0 kB\n",
+		 pss_kb, pss_kb, pss_kb, pss_kb, pss_kb);
+}
+
+static void rebase_at_exact(void)
+{
+	char tmp[] = "/tmp/memz-budget-XXXXXX", cmd[600], pdir[600], buf[1024];
+	struct memz_settings set;
+	struct memz_sampler *s = NULL;
+	struct memz_snapshot snap;
+	const struct memz_proc *p = NULL;
+	int t;
+
+	if (!mkdtemp(tmp)) {
+		CHECK(0);
+		return;
+	}
+	snprintf(cmd, sizeof cmd, "cp -r '%s/real1/proc' '%s/real1/sys' '%s'",
+		 MEMZ_FIXTURES, MEMZ_FIXTURES, tmp);
+	CHECK_INT(system(cmd), 0);
+	snprintf(pdir, sizeof pdir, "%s/proc/1185", tmp);
+	/* 100 MiB anonymous, flat */
+	CHECK_INT(write_file(pdir, "statm", "30000 25600 0 211 0 25600 0\n"), 0);
+	rollup_text(buf, sizeof buf, 100 * 1024);
+	CHECK_INT(write_file(pdir, "smaps_rollup", buf), 0);
+
+	memz_settings_init(&set);
+	snprintf(cmd, sizeof cmd, "%s/proc", tmp);
+	CHECK_INT(memz_settings_set(&set, "ProcRoot", cmd, NULL, 0), 0);
+	snprintf(cmd, sizeof cmd, "%s/sys", tmp);
+	CHECK_INT(memz_settings_set(&set, "SysRoot", cmd, NULL, 0), 0);
+	CHECK_INT(memz_settings_set(&set, "PssMaxAge", "10", NULL, 0), 0);
+	CHECK_INT(memz_settings_set(&set, "PssRefreshCycles", "100000", NULL, 0), 0);
+	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
+	if (!s)
+		goto out;
+	memz_snapshot_init(&snap);
+	for (t = 1; t <= 30; t++) {
+		if (t == 5) {
+			/* sharers left: PSS up 50 MiB, statm unchanged */
+			rollup_text(buf, sizeof buf, 150 * 1024);
+			CHECK_INT(write_file(pdir, "smaps_rollup", buf), 0);
+		}
+		CHECK_INT(memz_sampler_run(s, t, &snap), 0);
+		p = NULL;
+		for (size_t i = 0; i < snap.view.n_procs; i++)
+			if (snap.view.procs[i]->pid == 1185)
+				p = snap.view.procs[i];
+		CHECK(p != NULL);
+		if (!p)
+			break;
+		if (t == 10) /* not yet re-read: the estimate */
+			CHECK_U64(p->mem.pss, 100 * MiB);
+		if (t == 11) { /* forced at PssMaxAge: the exact figure */
+			CHECK_U64(p->mem.pss, 150 * MiB);
+			CHECK(p->pss_age == 0);
+		}
+	}
+	if (p) {
+		CHECK(!p->det.verdict.leak);
+		CHECK_NEAR(p->det.verdict.rate_bps, 0, 1024);
+	}
+	memz_sampler_free(&s);
+out:
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+	CHECK_INT(system(cmd), 0);
+}
+
+/* ---- live: same latency for a leak in a small and in a large process ---- */
+
+/* A child that touches base bytes, then one more MiB per byte it reads from
+ * *cmd, answering each with a byte on *ack. */
+static pid_t spawn_leaker(size_t base, int *cmd, int *ack)
+{
+	int c[2], a[2];
+	pid_t pid;
+
+	if (pipe(c) || pipe(a))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		size_t leak_cap = 256 * MiB, off = 0;
+		char *big = NULL, *leak, ch;
+
+		close(c[1]);
+		close(a[0]);
+		if (base) {
+			big = mmap(NULL, base, PROT_READ | PROT_WRITE,
+				   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+			if (big == MAP_FAILED)
+				_exit(1);
+			/* 4 KiB pages: the expensive case for the kernel walk */
+			madvise(big, base, MADV_NOHUGEPAGE);
+			memset(big, 0x5a, base);
+		}
+		leak = mmap(NULL, leak_cap, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (leak == MAP_FAILED)
+			_exit(1);
+		madvise(leak, leak_cap, MADV_NOHUGEPAGE);
+		if (write(a[1], "r", 1) != 1)
+			_exit(1);
+		while (read(c[0], &ch, 1) == 1) {
+			if (off + MiB <= leak_cap) {
+				memset(leak + off, 0x33, MiB);
+				off += MiB;
+			}
+			if (write(a[1], "k", 1) != 1)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(c[0]);
+	close(a[1]);
+	*cmd = c[1];
+	*ack = a[0];
+	return pid;
+}
+
+struct run_result {
+	int flagged_at; /* cycle of the first leak verdict, -1 if none */
+	unsigned exact_reads;
+	double max_age;
+	bool ok;
+};
+
+static struct run_result leak_run(size_t base, int cycles)
+{
+	struct run_result r = { -1, 0, 0, false };
+	struct memz_settings set;
+	struct memz_sampler *s;
+	struct memz_snapshot snap;
+	int cmd, ack;
+	char ch;
+	pid_t child = spawn_leaker(base, &cmd, &ack);
+
+	if (child <= 0 || read(ack, &ch, 1) != 1)
+		return r;
+	memz_settings_init(&set);
+	CHECK_INT(memz_settings_set(&set, "CpuBudget", "0.05", NULL, 0), 0);
+	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
+	if (s) {
+		memz_snapshot_init(&snap);
+		r.ok = true;
+		for (int i = 0; i < cycles; i++) {
+			const struct memz_proc *p = NULL;
+
+			if (i > 0 && (write(cmd, "g", 1) != 1 ||
+				      read(ack, &ch, 1) != 1)) {
+				r.ok = false;
+				break;
+			}
+			CHECK_INT(memz_sampler_run(s, 1000.0 + i, &snap), 0);
+			for (size_t j = 0; j < snap.view.n_procs; j++)
+				if (snap.view.procs[j]->pid == child)
+					p = snap.view.procs[j];
+			if (!p) {
+				r.ok = false;
+				break;
+			}
+			if (p->pss_age == 0)
+				r.exact_reads++;
+			if (p->pss_age > r.max_age)
+				r.max_age = p->pss_age;
+			if (p->det.verdict.leak && r.flagged_at < 0)
+				r.flagged_at = i;
+		}
+		memz_sampler_free(&s);
+	}
+	close(cmd);
+	close(ack);
+	kill(child, SIGKILL);
+	waitpid(child, NULL, 0);
+	return r;
+}
+
+static void live_same_latency(void)
+{
+	struct run_result small, large;
+
+	small = leak_run(8 * MiB, 40);
+	large = leak_run(1024 * MiB, 40);
+	CHECK(small.ok);
+	CHECK(large.ok);
+	fprintf(stderr,
+		"live: 8 MiB flagged at cycle %d (%u exact reads), "
+		"1 GiB at cycle %d (%u exact reads, max age %.0f s)\n",
+		small.flagged_at, small.exact_reads, large.flagged_at,
+		large.exact_reads, large.max_age);
+	CHECK(small.flagged_at > 0);
+	CHECK(large.flagged_at > 0);
+	CHECK(abs(large.flagged_at - small.flagged_at) <= 1);
+	/* the tiny budget really forced estimates on the large one */
+	CHECK(large.exact_reads < 40 / 2);
+	CHECK(large.max_age >= 10);
+}
+
+int main(void)
+{
+	need_classes();
+	order();
+	budget_holds();
+	mandatory_at_max_age();
+	no_starvation();
+	rebase_at_exact();
+	live_same_latency();
+	return check_status();
+}
