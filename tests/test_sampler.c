@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +38,234 @@ static void settings_for(struct memz_settings *s, const char *fixture)
 	CHECK_INT(memz_settings_set(s, "ProcRoot", path, NULL, 0), 0);
 	snprintf(path, sizeof path, "%s/%s/sys", MEMZ_FIXTURES, fixture);
 	CHECK_INT(memz_settings_set(s, "SysRoot", path, NULL, 0), 0);
+}
+
+
+#define KiB 1024ull
+
+static struct memz_sampler *open_fixture(const char *fixture, const char *extra_name,
+					 const char *extra_value)
+{
+	struct memz_settings set;
+	struct memz_sampler *s = NULL;
+
+	settings_for(&set, fixture);
+	if (extra_name)
+		CHECK_INT(memz_settings_set(&set, extra_name, extra_value, NULL, 0), 0);
+	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
+	return s;
+}
+
+static const struct memz_group *group_named(const struct memz_snapshot *s,
+					    const char *name)
+{
+	for (size_t i = 0; i < s->view.n_groups; i++)
+		if (!strcmp(s->view.groups[i]->name, name))
+			return s->view.groups[i];
+	return NULL;
+}
+
+/* tree1: every number of the fixture README, through the whole sampler. */
+static void fixture_tree1(void)
+{
+	struct memz_sampler *s = open_fixture("tree1", NULL, NULL);
+	struct memz_snapshot snap;
+	const struct memz_proc *p;
+	const struct memz_group *g;
+
+	if (!s)
+		return;
+	memz_snapshot_init(&snap);
+	CHECK_INT(memz_sampler_run(s, 10.0, &snap), 0);
+	CHECK_U64(snap.br.mem_total, 8388608 * KiB);
+	CHECK_U64(snap.br.free, 4194304 * KiB);
+	CHECK_U64(snap.br.buffers, 131072 * KiB);
+	CHECK_U64(snap.br.cached, 1048576 * KiB);
+	CHECK_U64(snap.br.slab, 262144 * KiB);
+	CHECK_U64(snap.br.page_tables, 16384 * KiB);
+	CHECK_U64(snap.br.process_anon, 37888 * KiB);
+	CHECK_U64(snap.br.hidden_anon, 0);
+	CHECK_U64(snap.br.kernel_residual, 2698240 * KiB);
+	CHECK_U64(snap.br.kernel_stack, 8192 * KiB);
+	CHECK_U64(snap.br.vmalloc_used, 32768 * KiB);
+	CHECK_U64(snap.br.percpu, 4096 * KiB);
+	CHECK_U64(parts_sum(&snap.br), snap.br.mem_total);
+	CHECK_INT(snap.view.n_procs, 5);
+	CHECK_INT(snap.stats.kernel_threads, 1);
+	CHECK(!snap.rollup_fallback);
+	CHECK(!snap.pss_anon_fallback);
+	CHECK(snap.psi.present);
+	CHECK_NEAR(snap.psi.full.avg10, 0.01, 1e-9);
+	CHECK_INT(snap.numa.n, 1);
+
+	p = find_pid(&snap, 200);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_STR(p->name, "worker");
+		CHECK_INT(p->ppid, 100);
+		CHECK_U64(p->start, 5100);
+		CHECK_INT(p->uid, 1000);
+		CHECK_U64(p->mem.rss, 13568 * KiB);
+		CHECK_U64(p->mem.pss, 11520 * KiB);
+		CHECK_U64(p->mem.pss_anon, 10240 * KiB);
+		CHECK_U64(memz_rollup_uss(&p->mem), 10496 * KiB);
+	}
+	p = find_pid(&snap, 100);
+	CHECK(p && p->subtree_pss == 36352 * KiB);
+	CHECK(p && p->descendants == 2);
+	g = group_named(&snap, "worker");
+	CHECK(g != NULL);
+	if (g) {
+		CHECK_INT(g->members, 2);
+		CHECK_U64(g->pss, 33280 * KiB);
+		CHECK_U64(g->anon, 30720 * KiB);
+		CHECK(g == snap.view.groups[0]); /* largest first */
+	}
+	memz_sampler_free(&s);
+}
+
+static int copy_tree(const char *from, const char *to)
+{
+	char cmd[4096];
+
+	snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -a '%s' '%s'", to, from, to);
+	return system(cmd);
+}
+
+/* A pid reused by another process is a new identity. Fixture files are
+ * plain files, so a kept fd would keep reading the old ones: with
+ * MaxOpenFiles 0 every cycle goes by stat's start time, which is what the
+ * sampler falls back to above its fd budget. */
+static void fixture_pid_reuse(void)
+{
+	char tmp[] = "/tmp/memz-reuse.XXXXXX", from[1024], to[1100], root[1200];
+	struct memz_settings set;
+	struct memz_sampler *s;
+	struct memz_snapshot snap;
+	const struct memz_proc *p;
+
+	if (!mkdtemp(tmp)) {
+		CHECK(0);
+		return;
+	}
+	snprintf(to, sizeof to, "%s/t", tmp);
+	snprintf(from, sizeof from, "%s/tree1", MEMZ_FIXTURES);
+	CHECK_INT(copy_tree(from, to), 0);
+	memz_settings_init(&set);
+	snprintf(root, sizeof root, "%s/proc", to);
+	memz_settings_set(&set, "ProcRoot", root, NULL, 0);
+	snprintf(root, sizeof root, "%s/sys", to);
+	memz_settings_set(&set, "SysRoot", root, NULL, 0);
+	memz_settings_set(&set, "MaxOpenFiles", "0", NULL, 0);
+	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
+	if (!s)
+		return;
+	memz_snapshot_init(&snap);
+	CHECK_INT(memz_sampler_run(s, 1.0, &snap), 0);
+	p = find_pid(&snap, 201);
+	CHECK(p && p->start == 5200 && !strcmp(p->name, "worker"));
+
+	snprintf(from, sizeof from, "%s/tree1-reused/proc/201", MEMZ_FIXTURES);
+	snprintf(to, sizeof to, "%s/t/proc/201", tmp);
+	CHECK_INT(copy_tree(from, to), 0);
+	snprintf(from, sizeof from, "%s/tree1-reused/proc/meminfo", MEMZ_FIXTURES);
+	snprintf(to, sizeof to, "%s/t/proc/meminfo.new", tmp);
+	{
+		char cmd[4096];
+		snprintf(cmd, sizeof cmd, "cp '%s' '%s' && mv '%s' '%s/t/proc/meminfo'",
+			 from, to, to, tmp);
+		CHECK_INT(system(cmd), 0);
+	}
+	CHECK_INT(memz_sampler_run(s, 2.0, &snap), 0);
+	p = find_pid(&snap, 201);
+	CHECK(p != NULL);
+	if (p) {
+		CHECK_U64(p->start, 901234);
+		CHECK_STR(p->name, "cron");
+		CHECK_INT(p->ppid, 1);
+		CHECK_NEAR(p->first_seen, 2.0, 0); /* a fresh entry and history */
+	}
+	CHECK_INT(snap.stats.new_procs, 1);
+	memz_sampler_free(&s);
+	snprintf(to, sizeof to, "rm -rf '%s'", tmp);
+	CHECK_INT(system(to), 0);
+}
+
+/* Old kernels: no smaps_rollup (smaps summed), no Pss_Anon (Anonymous),
+ * and the snapshot says which was used. */
+static void fixture_old_kernels(void)
+{
+	struct memz_sampler *s = open_fixture("no-rollup", NULL, NULL);
+	struct memz_snapshot snap;
+	const struct memz_proc *p;
+
+	memz_snapshot_init(&snap);
+	if (s) {
+		CHECK_INT(memz_sampler_run(s, 1.0, &snap), 0);
+		CHECK(snap.rollup_fallback);
+		CHECK(snap.pss_anon_fallback);
+		CHECK(!snap.psi.present);
+		CHECK_INT(snap.numa.n, 0);
+		p = find_pid(&snap, 77);
+		CHECK(p && p->mem.rss == 70144 * KiB && p->mem.pss == 68096 * KiB);
+		CHECK(p && p->mem.pss_anon == 65536 * KiB);
+		CHECK_U64(parts_sum(&snap.br), snap.br.mem_total);
+		memz_sampler_free(&s);
+	}
+	s = open_fixture("no-pss-anon", NULL, NULL);
+	if (s) {
+		CHECK_INT(memz_sampler_run(s, 1.0, &snap), 0);
+		CHECK(!snap.rollup_fallback);
+		CHECK(snap.pss_anon_fallback);
+		p = find_pid(&snap, 60);
+		CHECK(p && p->mem.pss_anon == 3000 * KiB);
+		CHECK_U64(parts_sum(&snap.br), snap.br.mem_total);
+		memz_sampler_free(&s);
+	}
+}
+
+/* Vanished files, garbled files and a hostile name: never an error for the
+ * cycle, and only the healthy processes are sampled. */
+static void fixture_edges(void)
+{
+	struct memz_sampler *s = open_fixture("vanished", NULL, NULL);
+	struct memz_snapshot snap;
+	const struct memz_proc *p;
+
+	memz_snapshot_init(&snap);
+	if (s) {
+		CHECK_INT(memz_sampler_run(s, 1.0, &snap), 0);
+		CHECK(find_pid(&snap, 500) == NULL);
+		memz_sampler_free(&s);
+	}
+	s = open_fixture("garbled", NULL, NULL);
+	if (s) {
+		CHECK_INT(memz_sampler_run(s, 1.0, &snap), 0);
+		CHECK(find_pid(&snap, 1) != NULL);
+		CHECK(find_pid(&snap, 10) == NULL); /* stat cut short */
+		CHECK(find_pid(&snap, 11) == NULL); /* statm garbled */
+		CHECK(find_pid(&snap, 12) == NULL); /* rollup without Pss */
+		CHECK(find_pid(&snap, 14) == NULL); /* rollup cut short */
+		CHECK_U64(parts_sum(&snap.br), snap.br.mem_total);
+		memz_sampler_free(&s);
+	}
+	s = open_fixture("weird-comm", NULL, NULL);
+	if (s) {
+		CHECK_INT(memz_sampler_run(s, 1.0, &snap), 0);
+		p = find_pid(&snap, 4242);
+		CHECK(p != NULL);
+		if (p) {
+			CHECK_STR(p->name, "a) (b\nc ) Z");
+			CHECK_INT(p->state, 'S');
+			CHECK_U64(p->start, 777);
+		}
+		memz_sampler_free(&s);
+	}
+	s = open_fixture("garbled-meminfo", NULL, NULL);
+	if (s) {
+		CHECK_INT(memz_sampler_run(s, 1.0, &snap), -EINVAL);
+		memz_sampler_free(&s);
+	}
 }
 
 /* The breakdown adds up to MemTotal exactly, on a real capture. */
@@ -188,6 +417,10 @@ static void unprivileged(void)
 int main(void)
 {
 	fixture_real1();
+	fixture_tree1();
+	fixture_pid_reuse();
+	fixture_old_kernels();
+	fixture_edges();
 	live();
 	unprivileged();
 	return check_status();
