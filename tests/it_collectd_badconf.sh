@@ -42,6 +42,9 @@ expect_refused "$D/enum" "bad choice" 'GroupBy: "colour" is not one of name, exe
 CD_MEMZ='  ProcessMatch "(unclosed"'
 expect_refused "$D/regex" "bad regex" 'ProcessMatch: "(unclosed" is not a valid extended regex'
 
+CD_MEMZ='  TopGroups 5 6'
+expect_refused "$D/twovalues" "two values" 'TopGroups: takes exactly one value, got 2'
+
 # The example: every "#  Key value" line of its <Plugin memz> block
 # uncommented, defaults and all. collectd -T runs init, one read and
 # shutdown, and exits 0 only if all went well.

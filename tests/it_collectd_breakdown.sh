@@ -11,6 +11,7 @@ CD_MEMZ_LOAD='<LoadPlugin memz>
   Interval 2
 </LoadPlugin>'
 CD_MEMZ='  Pace "fast"
+  TopGroups 0
   Process "collectd"'
 cd_conf "$A" "memzbd$$"
 t0=$(cd_now)
@@ -41,7 +42,10 @@ iv=$(cd_getval "$A" memz/gauge-interval)
 echo "pace interval $iv s"
 awk -v v="$iv" 'BEGIN { exit !(v == 0.5) }' || cd_fail "Pace fast should sample every 0.5 s, gauge-interval is $iv"
 
-# A selected group is reported with its own figures.
+# With TopGroups 0 the one selected group is the only one reported, with
+# its own figures.
+groups=$(cd_listval "$A" | sed -n 's|^[^/]*/memz-\([^/]*\)/memory-pss$|\1|p' | grep -v '^node')
+[ "$groups" = collectd ] || cd_fail "reported groups: $groups (want only collectd)"
 pss=$(cd_getval "$A" memz-collectd/memory-pss) || cd_fail "group collectd not reported"
 np=$(cd_getval "$A" memz-collectd/ps_count processes)
 nt=$(cd_getval "$A" memz-collectd/ps_count threads)

@@ -2,12 +2,15 @@
 # A helper that allocates 64 MiB once and stays flat must raise nothing for
 # 60 s, while memz reports its size and a growth rate near zero. A single
 # large allocation is the classic false positive of a naive detector.
+# TopGroups 0 with a ProcessMatch regex: the helper is reported because the
+# regex selects it, and nothing else is.
 . "$top_srcdir/tests/collectd/lib.sh"
 cd_init flat
 
 A="$D/a"
 FLAT="mzflat$$"
-CD_MEMZ="  Process \"$FLAT\""
+CD_MEMZ="  TopGroups 0
+  ProcessMatch \"^mzfl.t$$\""
 cd_conf "$A" "memzfl$$"
 cd_start "$A"
 cd_wait_ready "$A"
@@ -17,6 +20,9 @@ cd_leaker "$D/flat.pid" "$LEAKER" --name "$FLAT" --once 64
 PF=$LEAKER_PID
 cd_poll 10 cd_has_val "$A" "memz-$FLAT/memory-pss" ||
 	cd_fail "group $FLAT not reported within 10 s"
+
+groups=$(cd_listval "$A" | sed -n 's|^[^/]*/memz-\([^/]*\)/memory-pss$|\1|p' | grep -v '^node')
+[ "$groups" = "$FLAT" ] || cd_fail "reported groups: $groups (want only $FLAT)"
 
 mentioned() {
 	grep -F "Notification:" "$A/collectd.log" | grep -qF "$FLAT"

@@ -207,6 +207,36 @@ static void test_config_text(void)
 	CHECK_INT(s.top_groups, 5);
 }
 
+static void test_config_span(void)
+{
+	int first, count;
+	bool ign;
+	char err[128];
+
+	CHECK_INT(cdm_config_span("TopGroups", 1, &first, &count, &ign, err, sizeof err), 0);
+	CHECK_INT(first, 0);
+	CHECK_INT(count, 1);
+	CHECK(!ign);
+	CHECK_INT(cdm_config_span("topgroups", 2, &first, &count, &ign, err, sizeof err), -1);
+	CHECK_STR(err, "TopGroups: takes exactly one value, got 2");
+	/* Process is repeatable, also on one line */
+	CHECK_INT(cdm_config_span("Process", 3, &first, &count, &ign, err, sizeof err), 0);
+	CHECK_INT(count, 3);
+	/* the processes plugin's form: name, regex -> the regex alone */
+	CHECK_INT(cdm_config_span("ProcessMatch", 2, &first, &count, &ign, err, sizeof err), 0);
+	CHECK_INT(first, 1);
+	CHECK_INT(count, 1);
+	CHECK(ign);
+	CHECK_INT(cdm_config_span("ProcessMatch", 1, &first, &count, &ign, err, sizeof err), 0);
+	CHECK_INT(first, 0);
+	CHECK(!ign);
+	CHECK_INT(cdm_config_span("ProcessMatch", 3, &first, &count, &ign, err, sizeof err), -1);
+	CHECK_STR(err, "ProcessMatch: takes a regex, or a name and a regex, got 3 values");
+	/* unknown keys pass through to the table's own message */
+	CHECK_INT(cdm_config_span("Bogus", 1, &first, &count, &ign, err, sizeof err), 0);
+	CHECK_INT(count, 1);
+}
+
 static void test_clock(void)
 {
 	struct cdm_clock c;
@@ -282,6 +312,7 @@ int main(void)
 	test_values();
 	test_events();
 	test_config_text();
+	test_config_span();
 	test_clock();
 	test_example_conf();
 	return check_status();

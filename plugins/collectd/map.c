@@ -4,6 +4,7 @@
 
 #include "map.h"
 #include "memz/sanitize.h"
+#include "memz/settings.h"
 
 static void emit1(cdm_emit_fn emit, void *ctx, const char *pi,
 		  const char *type, const char *ti, double v)
@@ -192,6 +193,37 @@ int cdm_config_text(enum cdm_cfg_type type, const char *str, double num,
 		return -1;
 	}
 	return n >= 0 && (size_t)n < len ? 0 : -1;
+}
+
+int cdm_config_span(const char *key, int values_num, int *first, int *count,
+		    bool *ignored_name, char *err, size_t errlen)
+{
+	const struct memz_setting_desc *d = memz_setting_find(key);
+
+	*first = 0;
+	*count = values_num;
+	*ignored_name = false;
+	if (!d)
+		return 0;
+	if (d->type == MEMZ_SETTING_REGEX_LIST && values_num == 2) {
+		*first = 1;
+		*count = 1;
+		*ignored_name = true;
+		return 0;
+	}
+	if (d->type == MEMZ_SETTING_REGEX_LIST && values_num > 2) {
+		snprintf(err, errlen,
+			 "%s: takes a regex, or a name and a regex, got %d values",
+			 d->name, values_num);
+		return -1;
+	}
+	if (d->type != MEMZ_SETTING_LIST && d->type != MEMZ_SETTING_REGEX_LIST &&
+	    values_num != 1) {
+		snprintf(err, errlen, "%s: takes exactly one value, got %d",
+			 d->name, values_num);
+		return -1;
+	}
+	return 0;
 }
 
 void cdm_clock_init(struct cdm_clock *c, double tick, double dispatch_interval)

@@ -61,6 +61,19 @@ int cdm_config_text(enum cdm_cfg_type type, const char *str, double num,
 		    bool boolean, char *buf, size_t len);
 
 /*
+ * Which values of a <Plugin memz> line go to the settings table: values
+ * [*first, *first + *count). A list setting (Process, ProcessMatch) takes
+ * one or more values, each appended; every other setting exactly one.
+ * ProcessMatch also takes the processes plugin's two-value form
+ * `ProcessMatch "name" "regex"`: memz reports each matching group under
+ * its own name, so only the regex is used and *ignored_name says so.
+ * Unknown keys pass through, so the table names them in its message.
+ * Returns 0, or -1 with a message naming the key in err.
+ */
+int cdm_config_span(const char *key, int values_num, int *first, int *count,
+		    bool *ignored_name, char *err, size_t errlen);
+
+/*
  * When to sample and when to dispatch. collectd calls the read callback
  * every tick (shorter than both intervals); the sampler runs when the
  * pace's interval has passed, values go out every dispatch interval. A

@@ -71,28 +71,32 @@ static int memz_config(oconfig_item_t *ci)
 	ensure_settings();
 	for (int i = 0; i < ci->children_num; i++) {
 		const oconfig_item_t *c = ci->children + i;
-		const struct memz_setting_desc *d = memz_setting_find(c->key);
-		bool list = d && (d->type == MEMZ_SETTING_LIST ||
-				  d->type == MEMZ_SETTING_REGEX_LIST);
+		int first, count;
+		bool ignored_name;
+		char err[256];
 
 		if (c->children_num > 0) {
 			ERROR(PLUGIN " plugin: %s: a block is not allowed here "
 			      "(one value per line)", c->key);
 			return -1;
 		}
-		if (d && !list && c->values_num != 1) {
-			ERROR(PLUGIN " plugin: %s: takes exactly one value, got %d",
-			      c->key, c->values_num);
+		if (cdm_config_span(c->key, c->values_num, &first, &count,
+				    &ignored_name, err, sizeof err)) {
+			ERROR(PLUGIN " plugin: %s", err);
 			return -1;
 		}
-		/* Unknown keys and empty lines still go through the table, so
-		 * the message is the one every host prints. */
-		if (c->values_num == 0) {
+		if (ignored_name && c->values[0].type == OCONFIG_TYPE_STRING)
+			INFO(PLUGIN " plugin: %s \"%s\": memz reports each "
+			     "matching group under its own name; the name is "
+			     "not used", c->key, c->values[0].value.string);
+		/* An empty line still goes through the table, so its message
+		 * is the one every host prints. */
+		if (count == 0) {
 			if (config_value(c, NULL))
 				return -1;
 			continue;
 		}
-		for (int j = 0; j < c->values_num; j++)
+		for (int j = first; j < first + count; j++)
 			if (config_value(c, c->values + j))
 				return -1;
 	}
