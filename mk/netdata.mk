@@ -37,3 +37,5 @@ INTEGRATION_TESTS += tests/it_netdata_charts.sh tests/it_netdata_leak.sh
 EXTRA_DIST += tests/it_netdata_charts.sh tests/it_netdata_leak.sh
 INTEGRATION_TESTS += tests/it_netdata_hostile.sh
 EXTRA_DIST += tests/it_netdata_hostile.sh
+INTEGRATION_TESTS += tests/it_netdata_stream.sh
+EXTRA_DIST += tests/it_netdata_stream.sh

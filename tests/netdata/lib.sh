@@ -51,9 +51,9 @@ nd_pick_port() {
 	echo "$_p"
 }
 
-# nd_setup DIR PORT HOSTNAME: a private netdata with memz.plugin, the shipped
-# alarms and no other collector. Extra netdata.conf text may follow on stdin
-# when ND_EXTRA_CONF is set to a file.
+# nd_setup DIR PORT HOSTNAME [noplugin]: a private netdata with memz.plugin
+# (unless noplugin: a streaming parent), the shipped alarms and no other
+# collector.
 nd_setup() {
 	_d=$1
 	mkdir -p "$_d/etc/health.d" "$_d/plugins" "$_d/cache" "$_d/lib" \
@@ -90,7 +90,7 @@ nd_setup() {
 [plugins]
     enable running new plugins = no
     check for new plugins every = 1
-    memz = yes
+    memz = $([ "${4:-}" = noplugin ] && echo no || echo yes)
     proc = no
     diskspace = no
     cgroups = no
@@ -99,6 +99,26 @@ nd_setup() {
     statsd = no
     timex = no
 EOF
+	# Debian's netdata-core ships no system-info.sh; without it 1.37.1's
+	# stream sender frees a pointer it never allocated and the child
+	# aborts (munmap_chunk) on connecting. The stub fills every field.
+	{
+		echo '#!/bin/sh'
+		for _k in CONTAINER_OS_NAME CONTAINER_OS_ID CONTAINER_OS_ID_LIKE \
+			CONTAINER_OS_VERSION CONTAINER_OS_VERSION_ID \
+			CONTAINER_OS_DETECTION HOST_OS_NAME HOST_OS_ID \
+			HOST_OS_ID_LIKE HOST_OS_VERSION HOST_OS_VERSION_ID \
+			HOST_OS_DETECTION SYSTEM_KERNEL_NAME SYSTEM_KERNEL_VERSION \
+			SYSTEM_ARCHITECTURE SYSTEM_VIRTUALIZATION \
+			SYSTEM_VIRT_DETECTION SYSTEM_CONTAINER \
+			SYSTEM_CONTAINER_DETECTION SYSTEM_CPU_LOGICAL_CPU_COUNT \
+			SYSTEM_CPU_FREQ SYSTEM_CPU_VENDOR SYSTEM_CPU_MODEL \
+			SYSTEM_CPU_DETECTION SYSTEM_TOTAL_RAM SYSTEM_RAM_DETECTION \
+			SYSTEM_TOTAL_DISK_SIZE SYSTEM_DISK_DETECTION; do
+			echo "echo NETDATA_$_k=unknown"
+		done
+	} > "$_d/plugins/system-info.sh"
+	chmod +x "$_d/plugins/system-info.sh"
 	ND_DIRS="$ND_DIRS $_d"
 }
 
