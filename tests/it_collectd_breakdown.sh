@@ -2,7 +2,8 @@
 # The RAM breakdown reaches collectd, its parts add up to MemTotal, and the
 # pace (sampling) and the plugin's Interval (dispatch) are independent:
 # Pace fast samples every 0.5 s while <LoadPlugin memz> Interval 2 makes
-# values go out every 2 s.
+# values go out every 2 s; a second daemon with Pace eco (2 s) and Interval
+# 1 dispatches every second, each sample twice.
 . "$top_srcdir/tests/collectd/lib.sh"
 cd_init breakdown
 
@@ -14,6 +15,11 @@ CD_MEMZ='  Pace "fast"
   TopGroups 0
   Process "collectd"'
 cd_conf "$A" "memzbd$$"
+E="$D/eco"
+CD_MEMZ_LOAD="LoadPlugin memz"
+CD_MEMZ='  Pace "eco"'
+cd_conf "$E" "memzbe$$"
+cd_start "$E"
 t0=$(cd_now)
 cd_start "$A"
 cd_wait_ready "$A"
@@ -57,20 +63,39 @@ cd_num_cmp "$nt" ">" 1 || cd_fail "collectd group has $nt threads"
 # Dispatch every 2 s though sampling every 0.5 s: the csv rows of one value
 # are 2 s apart.
 csv() {
-	cat "$A"/csv/"memzbd$$"/memz/memory-free-* 2>/dev/null | grep -v '^epoch'
+	cat "$1"/csv/"$2"/memz/memory-free-* 2>/dev/null | grep -v '^epoch'
 }
 rows_enough() {
-	[ "$(csv | wc -l)" -ge 5 ]
+	[ "$(csv "$@" | wc -l)" -ge 6 ]
 }
-cd_poll 20 rows_enough || cd_fail "fewer than 5 dispatches in 20 s"
-gaps=$(csv | awk -F, 'NR > 1 { printf "%.2f ", $1 - prev } { prev = $1 }')
-echo "dispatch gaps: $gaps"
+cd_poll 20 rows_enough "$A" "memzbd$$" || cd_fail "fewer than 6 dispatches in 20 s"
+gaps=$(csv "$A" "memzbd$$" | awk -F, 'NR > 1 { printf "%.2f ", $1 - prev } { prev = $1 }')
+echo "fast pace, Interval 2: dispatch gaps $gaps"
 for g in $gaps; do
-	cd_num_cmp "$g" ">=" 1.5 && cd_num_cmp "$g" "<=" 2.5 ||
+	cd_num_cmp "$g" ">=" 1.7 && cd_num_cmp "$g" "<=" 2.3 ||
 		cd_fail "dispatch gap $g s, Interval is 2 s"
 done
 
-if grep -q '\[error\]' "$A/collectd.log"; then
+iv=$(cd_getval "$E" memz/gauge-interval)
+awk -v v="$iv" 'BEGIN { exit !(v == 2) }' || cd_fail "Pace eco should sample every 2 s, gauge-interval is $iv"
+cd_poll 20 rows_enough "$E" "memzbe$$" || cd_fail "fewer than 6 dispatches in 20 s (eco)"
+gaps=$(csv "$E" "memzbe$$" | awk -F, 'NR > 1 { printf "%.2f ", $1 - prev } { prev = $1 }')
+echo "eco pace, Interval 1: dispatch gaps $gaps"
+for g in $gaps; do
+	cd_num_cmp "$g" ">=" 0.7 && cd_num_cmp "$g" "<=" 1.3 ||
+		cd_fail "dispatch gap $g s, Interval is 1 s"
+done
+# MemFree moves every second on a live machine: equal neighbours are a
+# sample dispatched twice. With a sample every 2 s and a dispatch every 1 s,
+# about half the rows repeat the row before.
+rep=$(csv "$E" "memzbe$$" | awk -F, 'NR > 1 && $2 == prev { r++ } { prev = $2; n++ } END { printf "%d of %d", r, n - 1 }')
+echo "eco pace: $rep rows repeat the one before"
+r=${rep%% *}
+n=${rep##* }
+[ "$r" -ge 2 ] && [ "$((2 * r))" -le "$((n + 2))" ] ||
+	cd_fail "expected about half the eco rows repeated, got $rep"
+
+if grep -q '\[error\]' "$A/collectd.log" "$E/collectd.log"; then
 	cd_fail "errors in the log"
 fi
 echo "ok"

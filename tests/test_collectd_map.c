@@ -245,18 +245,22 @@ static void test_clock(void)
 	CHECK(cdm_sample_due(&c, 100.0)); /* first call samples at once */
 	CHECK(!cdm_dispatch_due(&c, 100.0));
 	cdm_sampled(&c, 100.0, 2000);
-	CHECK(cdm_dispatch_due(&c, 100.0)); /* and dispatches at once */
-	cdm_dispatched(&c, 100.0);
-	CHECK(!cdm_sample_due(&c, 100.5));
-	CHECK(!cdm_dispatch_due(&c, 100.5));
+	/* the first sample took 0.4 s: the first dispatch goes out after it
+	 * and the grid starts there */
+	CHECK(cdm_dispatch_due(&c, 100.4));
+	cdm_dispatched(&c, 100.4);
+	CHECK(c.next_dispatch == 101.4);
+	CHECK(!cdm_sample_due(&c, 100.9));
+	CHECK(!cdm_dispatch_due(&c, 100.9));
 	/* a tick that comes a little early still counts */
-	CHECK(cdm_dispatch_due(&c, 100.98));
-	cdm_dispatched(&c, 100.98);
-	CHECK(c.next_dispatch == 102.0); /* stays on the grid */
+	CHECK(cdm_dispatch_due(&c, 101.3));
+	cdm_dispatched(&c, 101.3);
+	CHECK(c.next_dispatch == 102.4); /* stays on the grid */
 	CHECK(!cdm_sample_due(&c, 101.5));
 	CHECK(cdm_sample_due(&c, 101.9));
 	/* the pace speeds up: next sample half a second later */
 	cdm_sampled(&c, 101.9, 500);
+	CHECK(!cdm_sample_due(&c, 102.1));
 	CHECK(cdm_sample_due(&c, 102.4));
 	/* after a stall the grid restarts from now */
 	cdm_dispatched(&c, 110.0);

@@ -240,22 +240,25 @@ bool cdm_sample_due(const struct cdm_clock *c, double now)
 
 void cdm_sampled(struct cdm_clock *c, double now, unsigned interval_ms)
 {
-	if (!c->started) {
-		c->started = true;
-		c->next_dispatch = now;
-	}
+	c->started = true;
 	c->next_sample = now + interval_ms / 1000.0;
 }
 
 bool cdm_dispatch_due(const struct cdm_clock *c, double now)
 {
-	return c->started && now >= c->next_dispatch - c->tick / 2;
+	if (!c->started)
+		return false;
+	return !c->dispatched || now >= c->next_dispatch - c->tick / 2;
 }
 
 void cdm_dispatched(struct cdm_clock *c, double now)
 {
 	/* Stay on the grid the first dispatch set, so the interval does not
 	 * drift by the callback's lateness; after a stall, start afresh. */
+	if (!c->dispatched) {
+		c->dispatched = true;
+		c->next_dispatch = now;
+	}
 	c->next_dispatch += c->dispatch_interval;
 	if (c->next_dispatch < now)
 		c->next_dispatch = now + c->dispatch_interval;

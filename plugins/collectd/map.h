@@ -78,17 +78,21 @@ int cdm_config_span(const char *key, int values_num, int *first, int *count,
  * every tick (shorter than both intervals); the sampler runs when the
  * pace's interval has passed, values go out every dispatch interval. A
  * call up to half a tick early counts as on time: the scheduler's jitter
- * must not push a sample a whole tick late.
+ * must not push a sample a whole tick late. The first dispatch follows the
+ * first sample and sets the dispatch grid, so a slow first sample (every
+ * process read exactly) does not make the second dispatch come early.
  */
 struct cdm_clock {
 	double tick, dispatch_interval; /* s */
 	double next_sample, next_dispatch;
-	bool started;
+	bool started, dispatched;
 };
 
 void cdm_clock_init(struct cdm_clock *c, double tick, double dispatch_interval);
 bool cdm_sample_due(const struct cdm_clock *c, double now);
+/* now: when the sample started */
 void cdm_sampled(struct cdm_clock *c, double now, unsigned interval_ms);
+/* now: the time the values would carry (after any sample this call) */
 bool cdm_dispatch_due(const struct cdm_clock *c, double now);
 void cdm_dispatched(struct cdm_clock *c, double now);
 

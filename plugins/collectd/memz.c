@@ -170,6 +170,9 @@ static int memz_read(user_data_t *ud)
 		for (size_t i = 0; i < snap.view.n_events; i++)
 			notify(&snap.view.events[i]);
 	}
+	/* Values carry the time they go out, which a first sample (every
+	 * process read exactly) may have pushed well past `now`. */
+	now = memz_now();
 	if (have_snap && cdm_dispatch_due(&clk, now)) {
 		struct dispatch_ctx d = { .time = cdtime() };
 		cdm_snapshot_values(&snap, dispatch_one, &d);
