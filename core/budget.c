@@ -10,16 +10,22 @@ void memz_budget_init(struct memz_budget *b, double cpu_budget_percent)
 	b->rate = cpu_budget_percent / 100.0;
 	b->cap = b->rate * 60.0;
 	b->tokens = 0;
+	b->refresh_tokens = 0;
 	b->last_now = 0;
 	b->started = false;
 }
 
 void memz_budget_refill(struct memz_budget *b, double now)
 {
-	if (b->started && now > b->last_now)
+	if (b->started && now > b->last_now) {
 		b->tokens += (now - b->last_now) * b->rate;
+		b->refresh_tokens += (now - b->last_now) * b->rate *
+				     MEMZ_BUDGET_REFRESH_SHARE;
+	}
 	if (b->tokens > b->cap)
 		b->tokens = b->cap;
+	if (b->refresh_tokens > b->cap * MEMZ_BUDGET_REFRESH_SHARE)
+		b->refresh_tokens = b->cap * MEMZ_BUDGET_REFRESH_SHARE;
 	if (!b->started || now > b->last_now)
 		b->last_now = now;
 	b->started = true;
@@ -96,6 +102,13 @@ void memz_budget_schedule(struct memz_budget *b, struct memz_budget_cand *c,
 			res->skipped++;
 			continue;
 		}
+		/* refreshes of unchanged processes draw on their own share
+		 * too, so an idle machine costs a fraction of the budget */
+		if (c[i].need == MEMZ_NEED_REFRESH &&
+		    c[i].cost > b->refresh_tokens) {
+			res->deferred++;
+			continue;
+		}
 		if (c[i].need != MEMZ_NEED_MUST) {
 			if (!blocked && c[i].cost > b->tokens &&
 			    c[i].cost <= b->cap)
@@ -108,6 +121,8 @@ void memz_budget_schedule(struct memz_budget *b, struct memz_budget_cand *c,
 		if (!read(ctx, &c[i], &cost))
 			res->reads++;
 		if (cost > 0) {
+			if (c[i].need == MEMZ_NEED_REFRESH)
+				b->refresh_tokens -= cost;
 			memz_budget_charge(b, cost);
 			res->spent += cost;
 		}

@@ -9,10 +9,16 @@ tests_test_budget_CPPFLAGS = $(AM_CPPFLAGS) \
 tests_test_budget_LDADD = libmemz.la
 
 # benchmarks: `make bench` prints figures; nothing here is a test
-noinst_PROGRAMS += tests/bench_sampler
+noinst_PROGRAMS += tests/bench_sampler tests/bench/procs tests/bench/reader
 tests_bench_sampler_SOURCES = tests/bench_sampler.c
 tests_bench_sampler_LDADD = libmemz.la
+tests_bench_procs_SOURCES = tests/bench/procs.c
+tests_bench_reader_SOURCES = tests/bench/reader.c
+tests_bench_reader_LDADD = libmemz.la
+dist_noinst_SCRIPTS += scripts/bench.sh
 
-bench: tests/bench_sampler$(EXEEXT)
+bench: tests/bench_sampler$(EXEEXT) tests/bench/procs$(EXEEXT) \
+	  tests/bench/reader$(EXEEXT) all
 	ulimit -n 65536 2>/dev/null || ulimit -n 8192; \
-	  ./tests/bench_sampler -n $${BENCH_PROCS:-1000} -c $${BENCH_CYCLES:-30}
+	  top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' \
+	  $(SHELL) $(top_srcdir)/scripts/bench.sh

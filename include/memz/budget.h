@@ -24,6 +24,11 @@
  *    cycle, so the refill accumulates for it instead of being eaten by
  *    cheaper ones behind it. A read costing more than the bucket can ever
  *    hold (a minute of budget) never blocks: it waits for PssMaxAge.
+ *  - REFRESH reads (PSS drifts as sharers come and go, nothing changed)
+ *    spend at most MEMZ_BUDGET_REFRESH_SHARE of the budget, so an idle
+ *    machine with many processes costs little more than the statm probe,
+ *    and the rest stays for processes that change. A refresh that does not
+ *    fit its share waits without blocking the others.
  *
  * Pure: no clock, no I/O, no allocation, no globals.
  */
@@ -40,10 +45,13 @@ enum memz_need {
 	MEMZ_NEED_NONE,
 };
 
+#define MEMZ_BUDGET_REFRESH_SHARE 0.25
+
 struct memz_budget {
 	double rate;     /* CPU seconds per second: CpuBudget / 100 */
 	double cap;      /* most the bucket holds: a minute of budget */
 	double tokens;   /* CPU seconds available; negative = debt */
+	double refresh_tokens; /* the refreshes' share of them */
 	double last_now;
 	bool started;
 };

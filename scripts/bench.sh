@@ -1,0 +1,191 @@
+#!/bin/sh
+# bench.sh - `make bench`: CPU per second of every reader of process memory,
+# side by side on the same processes, in one run. Not a test: it prints a
+# table. Readers run concurrently and each is measured from the outside by
+# the CPU time of its threads (/proc/PID/task/*/schedstat, ns) over a window.
+#
+# Phases: N idle processes of MIB MiB; the same all changing memory every
+# cycle; idle again plus one process of BIG MiB (4 KiB pages) leaking 1 MiB/s.
+# Then the core sampler over an hour of fake clock (3600 cycles), for its RSS,
+# and the per-cycle ratio bench of the core issue (tests/bench_sampler).
+#
+# Environment: BENCH_PROCS (1000), BENCH_MIB (3), BENCH_WINDOW (20 s),
+# BENCH_BIG_MIB (4096), BENCH_CYCLES (20, for bench_sampler).
+set -u
+B=${top_builddir:-$(pwd)}
+N=${BENCH_PROCS:-1000}
+MIB=${BENCH_MIB:-3}
+W=${BENCH_WINDOW:-20}
+BIG=${BENCH_BIG_MIB:-4096}
+D=$(mktemp -d /tmp/memz-bench.XXXXXX)
+PIDS=""
+APPS=/usr/lib/netdata/plugins.d/apps.plugin
+COLLECTD=${COLLECTD_BIN:-/usr/sbin/collectd}
+
+cleanup() {
+	for p in $PIDS; do kill "$p" 2>/dev/null; done
+	for p in $PIDS; do wait "$p" 2>/dev/null; done
+	[ -n "${BENCH_KEEP:-}" ] || rm -rf "$D"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+say() { printf '%s\n' "$*" >&2; }
+
+# CPU time of all threads of a process, in ns; empty when it is gone.
+cpu_ns() {
+	cat /proc/"$1"/task/*/schedstat 2>/dev/null |
+		awk '{ s += $1 } END { if (NR) printf "%.0f\n", s }'
+}
+
+rss_kb() { awk '/^VmRSS:/ { print $2 }' /proc/"$1"/status 2>/dev/null; }
+
+wait_line() { # FILE TEXT SECONDS
+	i=0
+	while ! grep -q "$2" "$1" 2>/dev/null; do
+		i=$((i + 1))
+		[ $i -gt $(($3 * 10)) ] && return 1
+		sleep 0.1
+	done
+}
+
+collectd_conf() { # DIR PLUGIN-LINES
+	mkdir -p "$1"
+	cat >"$1/collectd.conf" <<EOC
+Hostname "memzbench"
+FQDNLookup false
+BaseDir "$1"
+PIDFile "$1/collectd.pid"
+TypesDB "/usr/share/collectd/types.db"
+Interval 1
+PluginDir "/usr/lib/collectd"
+LoadPlugin logfile
+<Plugin logfile>
+  LogLevel warning
+  File "$1/collectd.log"
+</Plugin>
+$2
+EOC
+}
+
+# ---- the processes ----
+say "bench: $N processes of $MIB MiB"
+"$B/tests/bench/procs" -n "$N" -m "$MIB" >"$D/procs.out" &
+PROCS=$!
+PIDS="$PIDS $PROCS"
+wait_line "$D/procs.out" ready 120 || { say "bench: processes not ready"; exit 1; }
+
+# netdata plugins exit when their stdin closes: hold one open for them
+mkfifo "$D/stdin"
+exec 3<>"$D/stdin"
+
+# ---- the readers: name=pid pairs in READERS ----
+READERS=""
+add() { READERS="$READERS $1=$2"; PIDS="$PIDS $2"; }
+
+"$B/tests/bench/reader" memz -w "$D/big.pid" >"$D/memz.out" &
+add memz-core $!
+MEMZ_CORE=$!
+if [ -f "$B/.libs/memz.so" ] && [ -x "$COLLECTD" ]; then
+	mkdir -p "$D/cdm/plugins"
+	cp "$B/.libs/memz.so" "$D/cdm/plugins/memz.so"
+	collectd_conf "$D/cdm" "PluginDir \"$D/cdm/plugins\"
+LoadPlugin memz"
+	"$COLLECTD" -f -C "$D/cdm/collectd.conf" >"$D/cdm/out" 2>&1 &
+	add memz.so/collectd $!
+else
+	say "bench: no memz.so or collectd: skipped"
+fi
+if [ -x "$B/memz.plugin" ]; then
+	"$B/memz.plugin" 1 <&3 >/dev/null 2>"$D/memz.plugin.err" &
+	add memz.plugin $!
+else
+	say "bench: no memz.plugin: skipped"
+fi
+"$B/tests/bench/reader" naive &
+add naive-rollup $!
+if [ -x "$COLLECTD" ]; then
+	collectd_conf "$D/cdp" 'LoadPlugin processes
+<Plugin processes>
+  ProcessMatch "all" ".*"
+</Plugin>'
+	"$COLLECTD" -f -C "$D/cdp/collectd.conf" >"$D/cdp/out" 2>&1 &
+	add collectd-processes $!
+fi
+if [ -x "$APPS" ]; then
+	"$APPS" 1 <&3 >/dev/null 2>"$D/apps.err" &
+	add apps.plugin $!
+fi
+sleep 5 # first cycles read everything once
+
+# window PHASE: CPU ms per s of each reader over W seconds -> $D/PHASE
+window() {
+	kill -USR1 "$MEMZ_CORE"
+	: >"$D/$1.a"
+	for r in $READERS; do echo "${r%%=*} $(cpu_ns "${r#*=}")" >>"$D/$1.a"; done
+	t0=$(date +%s.%N)
+	sleep "$W"
+	t1=$(date +%s.%N)
+	: >"$D/$1.b"
+	for r in $READERS; do echo "${r%%=*} $(cpu_ns "${r#*=}")" >>"$D/$1.b"; done
+	kill -USR1 "$MEMZ_CORE"
+	sleep 1.2
+	tail -n 1 "$D/memz.out" >"$D/$1.memz"
+	awk -v dt="$(echo "$t1 - $t0" | bc)" 'NR == FNR { a[$1] = $2; next }
+		{ printf "%s %.3f\n", $1, ($2 - a[$1]) / 1e6 / dt }' \
+		"$D/$1.a" "$D/$1.b" >"$D/$1"
+	say "bench: $1 done"
+}
+
+window idle
+kill -USR1 "$PROCS"
+sleep 2
+window busy
+kill -USR2 "$PROCS"
+sleep 2
+
+say "bench: one process of $BIG MiB leaking 1 MiB/s"
+"$B/tests/bench/procs" -n 1 -m "$BIG" -l >"$D/big.out" &
+BIGP=$!
+PIDS="$PIDS $BIGP"
+wait_line "$D/big.out" ready 120 || { say "bench: big process not ready"; exit 1; }
+pgrep -P "$BIGP" >"$D/big.pid"
+sleep 3
+window large
+
+RSS_LINE=""
+for r in $READERS; do
+	[ -d /proc/"${r#*=}" ] || say "bench: ${r%%=*} exited early; see $D"
+done
+for r in $READERS; do RSS_LINE="$RSS_LINE ${r%%=*}=$(rss_kb "${r#*=}")kB"; done
+
+kill "$BIGP"; wait "$BIGP" 2>/dev/null
+"$B/tests/bench/reader" hour -c 3600 >"$D/hour.out"
+
+# ---- the table ----
+printf '\n%s idle processes of %s MiB, windows of %s s, CPU ms per s of each reader (ratio to the naive reader)\n\n' "$N" "$MIB" "$W"
+printf '%-20s %16s %16s %22s\n' reader idle "all changing" "+1 ${BIG}MiB leaking"
+for r in $READERS; do
+	n=${r%%=*}
+	awk -v n="$n" -v f1="$D/idle" -v f2="$D/busy" -v f3="$D/large" 'BEGIN {
+		while ((getline l < f1) > 0) { split(l, x, " "); i[x[1]] = x[2] }
+		while ((getline l < f2) > 0) { split(l, x, " "); b[x[1]] = x[2] }
+		while ((getline l < f3) > 0) { split(l, x, " "); g[x[1]] = x[2] }
+		nv = "naive-rollup"
+		printf "%-20s %8.2f (%5.2fx) %8.2f (%5.2fx) %14.2f (%5.2fx)\n", n,
+			i[n], i[nv] ? i[n] / i[nv] : 0, b[n], b[nv] ? b[n] / b[nv] : 0,
+			g[n], g[nv] ? g[n] / g[nv] : 0 }'
+done
+printf '\ngoals: memz idle <= 5 ms/s; all changing <= 1.15x naive; exact reads <= 10 ms/s (1%% of a core)\n'
+for p in idle busy large; do
+	printf 'memz-core %-5s %s\n' "$p" "$(cut -d' ' -f2- "$D/$p.memz")"
+done
+printf 'RSS after the run:%s\n' "$RSS_LINE"
+printf 'memz-core, fake-clock %s\n' "$(cat "$D/hour.out")"
+printf '(memz.so and memz.plugin run their own pace policy: eco mode samples every 2 s)\n\n'
+
+cleanup
+trap - EXIT
+PIDS=""
+say "bench: per-cycle ratio (tests/bench_sampler, own processes)"
+"$B/tests/bench_sampler" -n "$N" -c "${BENCH_CYCLES:-20}"

@@ -1,0 +1,134 @@
+/*
+ * procs - the processes `make bench` measures readers on. Not a test.
+ *
+ *   procs -n N -m MIB [-l]
+ *
+ * Forks N children that each touch MIB MiB (4 KiB pages, so a large one is
+ * as expensive to walk as a real database), prints "ready" once all have,
+ * and then waits. SIGUSR1: every child changes its resident size every
+ * 10 ms; SIGUSR2: idle again; SIGTERM: kill the children and exit. With -l
+ * each child also grows by 1 MiB every second from the start (a leak).
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+static volatile sig_atomic_t busy, stop;
+
+static void on_sig(int sig)
+{
+	if (sig == SIGUSR1)
+		busy = 1;
+	else if (sig == SIGUSR2)
+		busy = 0;
+	else
+		stop = 1;
+}
+
+static void nap_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+static void child(size_t mib, int leak, int ready_fd)
+{
+	size_t size = mib << 20, extra = 2u << 20, off = 0, grown = 0;
+	size_t leak_cap = leak ? (size_t)1 << 30 : 0;
+	long page = sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, size + extra + leak_cap, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	unsigned tick = 0;
+
+	if (m == MAP_FAILED)
+		_exit(1);
+	madvise(m, size + extra + leak_cap, MADV_NOHUGEPAGE);
+	memset(m, 1, size);
+	if (write(ready_fd, "r", 1) != 1)
+		_exit(1);
+	close(ready_fd);
+	for (;;) {
+		if (getppid() == 1)
+			_exit(0);
+		if (!busy && !leak) {
+			pause();
+			continue;
+		}
+		if (busy) {
+			m[size + off] = 1;
+			off += (size_t)page;
+			if (off >= extra) {
+				madvise(m + size, extra, MADV_DONTNEED);
+				off = 0;
+			}
+		}
+		if (leak && ++tick % 100 == 0 && grown + (1u << 20) <= leak_cap) {
+			memset(m + size + extra + grown, 2, 1u << 20);
+			grown += 1u << 20;
+		}
+		nap_ms(10);
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int n = 1000, leak = 0, opt, pfd[2];
+	size_t mib = 3;
+	pid_t *kids;
+	struct sigaction sa;
+
+	while ((opt = getopt(argc, argv, "n:m:l")) != -1) {
+		if (opt == 'n')
+			n = atoi(optarg);
+		else if (opt == 'm')
+			mib = (size_t)atol(optarg);
+		else if (opt == 'l')
+			leak = 1;
+		else
+			return 2;
+	}
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_sig;
+	sigaction(SIGUSR1, &sa, NULL);
+	sigaction(SIGUSR2, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	kids = calloc((size_t)n, sizeof *kids);
+	if (!kids || pipe(pfd))
+		return 1;
+	for (int i = 0; i < n; i++) {
+		kids[i] = fork();
+		if (kids[i] == 0) {
+			close(pfd[0]);
+			child(mib, leak, pfd[1]);
+		}
+	}
+	close(pfd[1]);
+	for (int i = 0; i < n; i++) {
+		char c;
+		if (read(pfd[0], &c, 1) != 1)
+			return 1;
+	}
+	printf("ready\n");
+	fflush(stdout);
+	for (int applied = 0; !stop; nap_ms(100)) {
+		if (busy == applied)
+			continue;
+		applied = busy;
+		for (int i = 0; i < n; i++)
+			kill(kids[i], applied ? SIGUSR1 : SIGUSR2);
+	}
+	for (int i = 0; i < n; i++)
+		kill(kids[i], SIGKILL);
+	for (int i = 0; i < n; i++)
+		waitpid(kids[i], NULL, 0);
+	free(kids);
+	return 0;
+}
