@@ -124,6 +124,20 @@ static void test_values(void)
 	CHECK(find(&out, "quiet", "memory", "pss") == NULL);
 	CHECK(val(&out, "_", "memory", "pss") == 5);
 
+	/* a clean name first, then a hostile one that sanitises onto it */
+	g[0].name = "x_y";
+	g[2].name = "x y";
+	out.n = 0;
+	cdm_snapshot_values(&s, collect, &out);
+	CHECK_INT(out.n, 8 + 3 + 2 + 2 + 16);
+	CHECK(val(&out, "x_y", "memory", "pss") == 4096);
+	/* and two clean names never hide each other */
+	g[2].name = "x_z";
+	out.n = 0;
+	cdm_snapshot_values(&s, collect, &out);
+	CHECK_INT(out.n, 8 + 3 + 2 + 2 + 24);
+	CHECK(val(&out, "x_z", "memory", "pss") == 10);
+
 	/* with full PSI the three full lines follow */
 	s.psi.has_full = true;
 	s.psi.full.avg10 = 0.25;

@@ -21,8 +21,10 @@ static void group_id(const struct memz_group *g, char *out, size_t len)
 	memz_sanitize_id(g->name, strlen(g->name), out, len);
 }
 
-/* Was this sanitised name already taken by an earlier reported group? The
- * list is short (TopGroups plus selections), so a rescan beats allocating. */
+/* Was this sanitised name already taken by an earlier reported group? A
+ * rescan needs no allocation; it is skipped while every name so far was
+ * an identifier already, since distinct names that need no sanitising
+ * cannot collide. */
 static bool id_taken(const struct memz_table_view *v, size_t upto,
 		     const char *id)
 {
@@ -42,6 +44,7 @@ size_t cdm_snapshot_values(const struct memz_snapshot *s, cdm_emit_fn emit,
 			   void *ctx)
 {
 	const struct memz_breakdown *b = &s->br;
+	bool any_changed = false;
 	size_t n = 0;
 	static const struct {
 		const char *ti;
@@ -97,12 +100,15 @@ size_t cdm_snapshot_values(const struct memz_snapshot *s, cdm_emit_fn emit,
 		char id[CDM_INSTANCE_MAX];
 		struct cdm_value pc = { .type = "ps_count", .type_instance = "",
 					.n = 2 };
+		bool changed;
 
 		if (!g->reported)
 			continue;
 		group_id(g, id, sizeof id);
-		if (id_taken(&s->view, i, id))
+		changed = strcmp(id, g->name) != 0;
+		if ((changed || any_changed) && id_taken(&s->view, i, id))
 			continue;
+		any_changed = any_changed || changed;
 		emit1(emit, ctx, id, "memory", "pss", (double)g->pss);
 		emit1(emit, ctx, id, "memory", "uss", (double)g->uss);
 		emit1(emit, ctx, id, "memory", "rss", (double)g->rss);
