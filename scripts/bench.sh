@@ -75,9 +75,11 @@ PROCS=$!
 PIDS="$PIDS $PROCS"
 wait_line "$D/procs.out" ready 120 || { say "bench: processes not ready"; exit 1; }
 
-# netdata plugins exit when their stdin closes: hold one open for them
-mkfifo "$D/stdin"
-exec 3<>"$D/stdin"
+# netdata plugins exit when their stdin closes: hold one open for each
+# (their own: memz.plugin makes its stdin non-blocking, which a shared open
+# file would pass on to apps.plugin, which then quits on EAGAIN)
+mkfifo "$D/stdin3" "$D/stdin4"
+exec 3<>"$D/stdin3" 4<>"$D/stdin4"
 
 # ---- the readers: name=pid pairs in READERS ----
 READERS=""
@@ -113,7 +115,7 @@ if [ -x "$COLLECTD" ]; then
 	add collectd-processes $!
 fi
 if [ -x "$APPS" ]; then
-	"$APPS" 1 <&3 >/dev/null 2>"$D/apps.err" &
+	"$APPS" 1 <&4 >/dev/null 2>"$D/apps.err" &
 	add apps.plugin $!
 fi
 sleep 5 # first cycles read everything once

@@ -9,8 +9,10 @@
  *
  * memz prints one line per SIGUSR1 about the window since the last one:
  * cycles, CPU of the exact reads per second and the largest in one cycle,
- * and, with -w, how long after the process in PIDFILE was first seen its
- * leak verdict came.
+ * and, with -w, the process in PIDFILE: its verdict and rate at the end of
+ * the window, its exact reads and largest PSS age in the window, and how
+ * long after it was first seen it was first flagged (its own allocation
+ * ramp counts: it is seen while it touches its memory).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -114,7 +116,9 @@ static int run_memz(const char *watch, int hour_cycles)
 	struct memz_snapshot snap;
 	struct window w;
 	struct timespec next;
-	double seen_t = -1, flag_t = -1, t = 0;
+	double seen_t = -1, flag_t = -1, t = 0, rate = 0, max_age = 0;
+	unsigned exact = 0;
+	int flagged = 0;
 	int pid = 0;
 
 	memz_settings_init(&set);
@@ -157,6 +161,11 @@ static int run_memz(const char *watch, int hour_cycles)
 				seen_t = now;
 			if (p->det.verdict.leak && flag_t < 0)
 				flag_t = now;
+			flagged = p->det.verdict.leak;
+			rate = p->det.verdict.rate_bps;
+			exact += p->pss_age == 0;
+			if (p->pss_age > max_age)
+				max_age = p->pss_age;
 		}
 		tick(&next);
 		if (report) {
@@ -166,11 +175,16 @@ static int run_memz(const char *watch, int hour_cycles)
 			printf("memz: cycles=%u procs=%zu open_fds=%u exact_reads=%u "
 			       "deferred=%u rollup_cpu_ms_per_s=%.3f "
 			       "rollup_cpu_max_ms_per_cycle=%.3f budget_left_ms=%.1f "
-			       "leak_latency_s=%.1f VmRSS_kB=%ld\n",
+			       "watched: flagged=%d rate_KiB_s=%.0f exact_reads=%u "
+			       "max_pss_age_s=%.0f flagged_after_seen_s=%.1f "
+			       "VmRSS_kB=%ld\n",
 			       w.cycles, snap.view.n_procs, snap.stats.open_fds,
 			       w.reads, w.deferred, w.rollup_cpu * 1e3 / span,
 			       w.rollup_max * 1e3, snap.stats.budget_left_s * 1e3,
+			       flagged, rate / 1024, exact, max_age,
 			       flag_t >= 0 ? flag_t - seen_t : -1.0, vm_rss_kb());
+			exact = 0;
+			max_age = 0;
 			fflush(stdout);
 			memset(&w, 0, sizeof w);
 			w.t0 = memz_now();
