@@ -162,11 +162,12 @@ static void retire(struct memz_table *t, struct memz_proc *p)
 	if (p->prev_group)
 		p->prev_group->join_delta -= p->prev_pss;
 	p->prev_group = NULL;
-	if (p->det.verdict.leak) {
+	if (p->announced) {
 		struct memz_verdict v = p->det.verdict;
 		v.leak = false;
 		add_event(t, MEMZ_EVENT_CLEAR, false, p->pid, p->start, p->name,
 			  &v);
+		p->announced = false;
 	}
 	if (t->on_retire)
 		t->on_retire(p, t->retire_ctx);
@@ -564,6 +565,29 @@ static void subtree_totals(struct memz_table *t, struct memz_table_view *v)
 	}
 }
 
+/* A process's verdict becomes an event unless its group has no other
+ * member: then the group's event already tells of the same series. */
+static void announce(struct memz_table *t, struct memz_table_view *v)
+{
+	for (size_t i = 0; i < v->n_procs; i++) {
+		struct memz_proc *p = v->procs[i];
+		bool want = p->det.verdict.leak &&
+			    (t->s.group_by == MEMZ_GROUP_NONE || !p->group ||
+			     p->group->members > 1);
+
+		if (want != p->announced) {
+			struct memz_verdict vd = p->det.verdict;
+
+			vd.leak = want;
+			add_event(t, want ? MEMZ_EVENT_LEAK : MEMZ_EVENT_CLEAR,
+				  false, p->pid, p->start, p->name, &vd);
+			p->announced = want;
+		}
+		if (want)
+			v->leak_suspects++;
+	}
+}
+
 int memz_table_end(struct memz_table *t, struct memz_table_view *v)
 {
 	struct memz_proc **pp, *p;
@@ -597,18 +621,13 @@ int memz_table_end(struct memz_table *t, struct memz_table_view *v)
 		p = t->procs[i];
 		if (p->mem.rss > p->rss_max_seen)
 			p->rss_max_seen = p->mem.rss;
-		if (memz_detector_push(&p->det, &t->s, t->now, (double)p->mem.pss))
-			add_event(t, p->det.verdict.leak ? MEMZ_EVENT_LEAK
-							 : MEMZ_EVENT_CLEAR,
-				  false, p->pid, p->start, p->name,
-				  &p->det.verdict);
-		if (p->det.verdict.leak)
-			v->leak_suspects++;
+		memz_detector_push(&p->det, &t->s, t->now, (double)p->mem.pss);
 	}
 	v->groups = NULL;
 	v->n_groups = 0;
 	if (t->s.group_by != MEMZ_GROUP_NONE)
 		rc = sum_groups(t, v);
+	announce(t, v);
 	for (p = t->live; p; p = p->lnext) {
 		p->prev_group = p->has_sample ? p->group : NULL;
 		p->prev_pss = (double)p->mem.pss;

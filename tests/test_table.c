@@ -194,6 +194,53 @@ static void groups(void)
 	memz_table_free(&t);
 }
 
+/* A process alone in its group leaks as the group: one event, one suspect;
+ * a leaking process among others is announced on its own too. */
+static void one_event_per_leak(void)
+{
+	struct memz_settings s;
+	struct memz_table *t;
+	struct memz_table_view v;
+	unsigned group_ev = 0, proc_ev = 0;
+
+	memz_settings_init(&s);
+	memz_table_new(&t, &s, memz_allocator_libc());
+	memz_table_view_init(&v);
+	for (int i = 0; i < 20; i++) {
+		memz_table_begin(t, i);
+		put(t, 9, 1, "solo", 1, 10 * MiB + i * MiB);
+		put(t, 20, 1, "pool", 1, 10 * MiB + i * MiB);
+		put(t, 21, 1, "pool", 1, 10 * MiB);
+		memz_table_end(t, &v);
+		for (size_t e = 0; e < v.n_events; e++) {
+			if (v.events[e].kind != MEMZ_EVENT_LEAK)
+				continue;
+			if (v.events[e].is_group)
+				group_ev++;
+			else {
+				proc_ev++;
+				CHECK_INT(v.events[e].pid, 20);
+			}
+		}
+	}
+	CHECK_INT(group_ev, 2); /* solo and pool */
+	CHECK_INT(proc_ev, 1);  /* pid 20 only: pid 9 is its group */
+	CHECK_INT(v.leak_suspects, 3);
+	/* the pool member exits while flagged: its clear goes out */
+	memz_table_begin(t, 20);
+	put(t, 9, 1, "solo", 1, 30 * MiB);
+	put(t, 21, 1, "pool", 1, 10 * MiB);
+	memz_table_end(t, &v);
+	proc_ev = 0;
+	for (size_t e = 0; e < v.n_events; e++)
+		if (!v.events[e].is_group && v.events[e].kind == MEMZ_EVENT_CLEAR) {
+			proc_ev++;
+			CHECK_INT(v.events[e].pid, 20);
+		}
+	CHECK_INT(proc_ev, 1);
+	memz_table_free(&t);
+}
+
 static void subtree(void)
 {
 	struct memz_settings s;
@@ -252,6 +299,7 @@ int main(void)
 	identity();
 	events();
 	groups();
+	one_event_per_leak();
 	subtree();
 	no_alloc();
 	return check_status();

@@ -14,7 +14,9 @@
  * _end sweeps entries not seen this cycle, sums groups, feeds every
  * process's and group's detector, and appends start/clear events. Groups are
  * fed so that membership changes are not growth: a member joining or leaving
- * rebases the group's history instead of moving it.
+ * rebases the group's history instead of moving it. A process that is the
+ * only member of its group has the group's series: its leak is announced
+ * once, as the group's, so a host raises one alarm for one leak.
  *
  * Entries are allocated once and recycled through a free list, so a table
  * whose process count does not grow past its high-water mark allocates
@@ -73,6 +75,7 @@ struct memz_proc {
 	double exact_t, cost_s;
 	bool has_exact;  /* an exact read happened at least once */
 	bool no_access;  /* smaps_rollup refused once: not retried */
+	bool announced;  /* a leak event went out for it, a clear has not */
 	unsigned cycles_since_exact;
 	struct memz_group *prev_group; /* group last cycle, for membership */
 	double prev_pss;
