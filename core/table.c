@@ -395,6 +395,7 @@ static struct memz_group *group_get(struct memz_table *t, const char *key,
 		return NULL;
 	}
 	g->hash = h;
+	g->fresh = true;
 	memz_detector_init(&g->det);
 	g->hnext = t->gbucket[h & (t->gcap - 1)];
 	t->gbucket[h & (t->gcap - 1)] = g;
@@ -497,10 +498,16 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 		g->swap += p->mem.swap;
 		g->anon += p->mem.pss_anon;
 		if (p->prev_group != g) {
-			/* joined (or moved here): its PSS is not growth */
+			/* joined (or moved here): its PSS is not growth, nor,
+			 * for a while, is its start-up growth, unless it
+			 * founded the group (then the group is its series) */
 			g->join_delta += (double)p->mem.pss;
 			if (p->prev_group)
 				p->prev_group->join_delta -= p->prev_pss;
+			p->joined_t = g->fresh ? -1 : t->now;
+		} else if (p->joined_t >= 0 &&
+			   t->now - p->joined_t < t->s.leak_join_settle) {
+			g->join_delta += (double)p->mem.pss - p->prev_pss;
 		}
 	}
 	/* live but unsampled this cycle: they left their group */
@@ -528,6 +535,8 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 		group_retire(t, g);
 	}
 	qsort(t->groups, n, sizeof *t->groups, by_pss_desc);
+	for (g = t->glive; g; g = g->lnext)
+		g->fresh = false;
 	for (size_t i = 0; i < n; i++) {
 		g = t->groups[i];
 		g->reported = i < (size_t)t->s.top_groups || selected(t, g->name);

@@ -65,6 +65,7 @@ struct memz_settings {
 	double leak_long_horizon; /* s */
 	double leak_bucket;       /* s, width of one long-horizon bucket */
 	double leak_min_size;     /* bytes of PSS below which nothing is judged */
+	double leak_join_settle;  /* s a new member's growth counts as joining */
 
 	/* pace policy */
 	enum memz_pace_setting pace;

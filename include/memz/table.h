@@ -76,6 +76,7 @@ struct memz_proc {
 	bool has_exact;  /* an exact read happened at least once */
 	bool no_access;  /* smaps_rollup refused once: not retried */
 	bool announced;  /* a leak event went out for it, a clear has not */
+	double joined_t; /* when it joined its group; -1: founded it */
 	unsigned cycles_since_exact;
 	struct memz_group *prev_group; /* group last cycle, for membership */
 	double prev_pss;
@@ -92,6 +93,7 @@ struct memz_group {
 
 	/* private */
 	bool seen;
+	bool fresh;        /* created this cycle */
 	double join_delta; /* PSS that joined minus PSS that left this cycle */
 	uint32_t hash;
 	struct memz_group *hnext, *lnext;
