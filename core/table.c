@@ -412,7 +412,8 @@ static void group_retire(struct memz_table *t, struct memz_group *g)
 	if (g->det.verdict.leak) {
 		struct memz_verdict v = g->det.verdict;
 		v.leak = false;
-		add_event(t, MEMZ_EVENT_CLEAR, true, 0, 0, g->name, &v);
+		add_event(t, MEMZ_EVENT_CLEAR, true, g->solo_pid, g->solo_start,
+			  g->name, &v);
 	}
 	for (; *pp; pp = &(*pp)->hnext)
 		if (*pp == g) {
@@ -476,6 +477,10 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 	size_t n = 0;
 
 	for (g = t->glive; g; g = g->lnext) {
+		/* an emptied group keeps last cycle's solo member for its
+		 * clear event */
+		if (g->members != 1)
+			g->solo_pid = 0, g->solo_start = 0;
 		g->members = 0;
 		g->threads = 0;
 		g->pss = g->uss = g->rss = g->swap = g->anon = 0;
@@ -491,6 +496,8 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 			return -ENOMEM;
 		p->group = g;
 		g->members++;
+		g->solo_pid = g->members == 1 ? p->pid : 0;
+		g->solo_start = g->members == 1 ? p->start : 0;
 		g->threads += p->threads;
 		g->pss += p->mem.pss;
 		g->uss += memz_rollup_uss(&p->mem);
@@ -544,7 +551,8 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 		if (memz_detector_push(&g->det, &t->s, t->now, (double)g->pss))
 			add_event(t, g->det.verdict.leak ? MEMZ_EVENT_LEAK
 							 : MEMZ_EVENT_CLEAR,
-				  true, 0, 0, g->name, &g->det.verdict);
+				  true, g->solo_pid, g->solo_start, g->name,
+				  &g->det.verdict);
 		if (g->det.verdict.leak)
 			v->leak_suspects++;
 	}

@@ -173,8 +173,19 @@ static void test_events(void)
 	CHECK_INT(m.samples, 12);
 	CHECK_INT(m.confidence, 81);
 
+	/* a group of one: the core gives its member's pid, and the message
+	 * names the process, so one leak reads the same either way */
+	e.is_group = true;
+	cdm_event(&e, &m);
+	CHECK_INT(m.pid, 4242);
+	CHECK_STR(m.kind, "process");
+	CHECK(strstr(m.message, "[LEAK?] process ") == m.message);
+	CHECK(strstr(m.message, "(pid 4242) grows") != NULL);
+
 	e.kind = MEMZ_EVENT_CLEAR;
 	e.is_group = true;
+	e.pid = 0;
+	e.start = 0;
 	e.name = "web";
 	e.verdict = (struct memz_verdict){ .rate_bps = 3 * 1048576.0,
 					   .r2 = 0.5, .samples = 9,

@@ -215,8 +215,12 @@ static void one_event_per_leak(void)
 		for (size_t e = 0; e < v.n_events; e++) {
 			if (v.events[e].kind != MEMZ_EVENT_LEAK)
 				continue;
-			if (v.events[e].is_group)
+			if (v.events[e].is_group) {
 				group_ev++;
+				/* a group of one names its process */
+				CHECK_INT(v.events[e].pid,
+					  strcmp(v.events[e].name, "solo") ? 0 : 9);
+			}
 			else {
 				proc_ev++;
 				CHECK_INT(v.events[e].pid, 20);

@@ -94,6 +94,8 @@ struct memz_group {
 	/* private */
 	bool seen;
 	bool fresh;        /* created this cycle */
+	int solo_pid;      /* its only member's, or 0 */
+	unsigned long long solo_start;
 	double join_delta; /* PSS that joined minus PSS that left this cycle */
 	uint32_t hash;
 	struct memz_group *hnext, *lnext;
@@ -104,8 +106,8 @@ enum memz_event_kind { MEMZ_EVENT_LEAK, MEMZ_EVENT_CLEAR };
 struct memz_event {
 	enum memz_event_kind kind;
 	bool is_group;
-	int pid;                  /* 0 for a group */
-	unsigned long long start; /* 0 for a group */
+	int pid;                  /* a group's only member's, or 0 */
+	unsigned long long start; /* likewise */
 	const char *name;
 	double t;
 	struct memz_verdict verdict; /* at the moment of the change */

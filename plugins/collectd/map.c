@@ -150,9 +150,11 @@ void cdm_event(const struct memz_event *e, struct cdm_notif *out)
 
 	memset(out, 0, sizeof *out);
 	out->okay = e->kind == MEMZ_EVENT_CLEAR;
-	out->kind = e->is_group ? "group" : "process";
+	/* a group event of a group with one member is that process's leak:
+	 * the core gives its pid, and the message names it as a process */
+	out->kind = e->is_group && !e->pid ? "group" : "process";
 	out->horizon = v->horizon == MEMZ_HORIZON_LONG ? "long" : "short";
-	out->pid = e->is_group ? 0 : e->pid;
+	out->pid = e->pid;
 	out->rate_bps = v->rate_bps;
 	out->r2 = v->r2;
 	out->samples = v->samples;
@@ -161,7 +163,7 @@ void cdm_event(const struct memz_event *e, struct cdm_notif *out)
 			 sizeof out->plugin_instance);
 	memz_sanitize_label(name, strlen(name), out->name, sizeof out->name);
 
-	if (e->is_group)
+	if (e->is_group && !e->pid)
 		snprintf(who, sizeof who, "group %s", out->name);
 	else
 		snprintf(who, sizeof who, "process %s (pid %d)", out->name,
