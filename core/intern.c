@@ -15,15 +15,6 @@ static struct memz_intern_entry *entry_of(const char *s)
 	return (struct memz_intern_entry *)(void *)(s - offsetof(struct memz_intern_entry, s));
 }
 
-static uint32_t hash_bytes(const char *s, size_t len)
-{
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
-}
-
 void memz_intern_init(struct memz_intern *p, const struct memz_allocator *a)
 {
 	p->alloc = a;
@@ -69,7 +60,7 @@ static int rehash(struct memz_intern *p, size_t n)
 
 const char *memz_intern_get(struct memz_intern *p, const char *s, size_t len)
 {
-	uint32_t h = hash_bytes(s, len);
+	uint32_t h = memz_hash_bytes(s, len);
 	struct memz_intern_entry *e;
 
 	if (p->n_buckets) {

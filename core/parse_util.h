@@ -105,4 +105,21 @@ static inline uint64_t *mz_field(void *base, const struct mz_key *k)
 	return (uint64_t *)(void *)((char *)base + k->off);
 }
 
+/* One "Key: N kB" line, key in [s, colon): a known key's value goes into
+ * its field of base and its bit into *seen; an unknown key is skipped. */
+static inline int mz_parse_key_line(const struct mz_key *keys, size_t n,
+				    void *base, const char *s,
+				    const char *colon, const char *le,
+				    unsigned *seen)
+{
+	int k = mz_find_key(keys, n, s, colon), rc;
+
+	if (k < 0)
+		return 0;
+	rc = mz_parse_kb(colon + 1, le, mz_field(base, &keys[k]));
+	if (!rc)
+		*seen |= 1u << k;
+	return rc;
+}
+
 #endif

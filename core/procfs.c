@@ -149,7 +149,7 @@ int memz_parse_status(const char *buf, size_t len, struct memz_pstatus *out)
 	memset(&st, 0, sizeof(st));
 	while (mz_next_line(&p, end, &ls, &le)) {
 		const char *colon = memchr(ls, ':', (size_t)(le - ls));
-		int k, rc;
+		int rc;
 
 		/* Unknown lines are skipped whatever they hold: Name is
 		 * the hostile comm, escaped by the kernel but still not ours
@@ -169,13 +169,10 @@ int memz_parse_status(const char *buf, size_t len, struct memz_pstatus *out)
 			has_uid = true;
 			continue;
 		}
-		k = mz_find_key(keys, 3, ls, colon);
-		if (k < 0)
-			continue;
-		rc = mz_parse_kb(colon + 1, le, mz_field(&st, &keys[k]));
+		rc = mz_parse_key_line(keys, 3, &st, ls, colon, le,
+				       &seen);
 		if (rc)
 			return rc;
-		seen |= 1u << k;
 	}
 	if (!has_uid)
 		return -EINVAL;
@@ -232,20 +229,17 @@ int memz_parse_rollup(const char *buf, size_t len, struct memz_rollup *out)
 	memset(&r, 0, sizeof(r));
 	while (mz_next_line(&p, end, &ls, &le)) {
 		const char *colon;
-		int k, rc;
+		int rc;
 
 		if (ls == le)
 			continue;
 		colon = memchr(ls, ':', (size_t)(le - ls));
 		if (!colon)
 			return -EINVAL;
-		k = mz_find_key(rollup_keys, N_ROLLUP_KEYS, ls, colon);
-		if (k < 0)
-			continue;
-		rc = mz_parse_kb(colon + 1, le, mz_field(&r, &rollup_keys[k]));
+		rc = mz_parse_key_line(rollup_keys, N_ROLLUP_KEYS, &r, ls, colon, le,
+				       &seen);
 		if (rc)
 			return rc;
-		seen |= 1u << k;
 	}
 	if ((seen & 3u) != 3u)
 		return -EINVAL;
@@ -486,7 +480,6 @@ int memz_parse_smaps(const char *buf, size_t len,
 
 	while (mz_next_line(&p, end, &ls, &le)) {
 		const char *colon;
-		int k;
 
 		if (ls == le)
 			continue;
@@ -522,13 +515,10 @@ int memz_parse_smaps(const char *buf, size_t len,
 			m.vm_flags[n] = '\0';
 			continue;
 		}
-		k = mz_find_key(smaps_keys, N_SMAPS_KEYS, ls, colon);
-		if (k < 0)
-			continue;
-		rc = mz_parse_kb(colon + 1, le, mz_field(&m, &smaps_keys[k]));
+		rc = mz_parse_key_line(smaps_keys, N_SMAPS_KEYS, &m, ls, colon, le,
+				       &seen);
 		if (rc)
 			return rc;
-		seen |= 1u << k;
 	}
 	if (open) {
 		if ((seen & 7u) != 7u)

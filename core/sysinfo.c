@@ -37,20 +37,17 @@ int memz_parse_meminfo(const char *buf, size_t len, struct memz_meminfo *out)
 	memset(&m, 0, sizeof(m));
 	while (mz_next_line(&p, end, &ls, &le)) {
 		const char *colon;
-		int k, rc;
+		int rc;
 
 		if (ls == le)
 			continue;
 		colon = memchr(ls, ':', (size_t)(le - ls));
 		if (!colon)
 			return -EINVAL;
-		k = mz_find_key(meminfo_keys, N_MEMINFO_KEYS, ls, colon);
-		if (k < 0)
-			continue;
-		rc = mz_parse_kb(colon + 1, le, mz_field(&m, &meminfo_keys[k]));
+		rc = mz_parse_key_line(meminfo_keys, N_MEMINFO_KEYS, &m, ls, colon, le,
+				       &seen);
 		if (rc)
 			return rc;
-		seen |= 1u << k;
 	}
 	if ((seen & MEMINFO_REQUIRED) != MEMINFO_REQUIRED)
 		return -EINVAL;
@@ -182,7 +179,7 @@ int memz_parse_node_meminfo(const char *buf, size_t len, int id,
 	while (mz_next_line(&p, end, &ls, &le)) {
 		const char *s = ls, *key, *colon;
 		unsigned long long nid;
-		int k, rc;
+		int rc;
 
 		if (ls == le)
 			continue;
@@ -195,13 +192,10 @@ int memz_parse_node_meminfo(const char *buf, size_t len, int id,
 		colon = memchr(key, ':', (size_t)(le - key));
 		if (!colon)
 			return -EINVAL;
-		k = mz_find_key(keys, 3, key, colon);
-		if (k < 0)
-			continue;
-		rc = mz_parse_kb(colon + 1, le, mz_field(&n, &keys[k]));
+		rc = mz_parse_key_line(keys, 3, &n, key, colon, le,
+				       &seen);
 		if (rc)
 			return rc;
-		seen |= 1u << k;
 	}
 	if (seen != 7u)
 		return -EINVAL;

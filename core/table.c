@@ -338,15 +338,6 @@ struct memz_proc *memz_table_next(struct memz_proc *p)
 
 /* ---- groups ---- */
 
-static uint32_t hash_key(const char *s, size_t len)
-{
-	uint32_t h = 2166136261u;
-
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
-}
-
 static int grow_groups(struct memz_table *t)
 {
 	size_t n = t->gcap ? t->gcap * 2 : 64, old = t->gcap;
@@ -372,7 +363,7 @@ static int grow_groups(struct memz_table *t)
 static struct memz_group *group_get(struct memz_table *t, const char *key,
 				    size_t len)
 {
-	uint32_t h = hash_key(key, len);
+	uint32_t h = memz_hash_bytes(key, len);
 	struct memz_group *g;
 
 	if (t->gcap)

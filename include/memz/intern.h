@@ -11,6 +11,7 @@
 #define MEMZ_INTERN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "memz/alloc.h"
 
@@ -21,6 +22,16 @@ struct memz_intern {
 	struct memz_intern_entry **bucket;
 	size_t n_buckets, n;
 };
+
+/* FNV-1a: the pool's hash, also used by tables keyed by these strings. */
+static inline uint32_t memz_hash_bytes(const char *s, size_t len)
+{
+	uint32_t h = 2166136261u;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 16777619u;
+	return h;
+}
 
 /* Empty pool; allocates nothing. */
 void memz_intern_init(struct memz_intern *p, const struct memz_allocator *a);
