@@ -26,3 +26,10 @@ tests_test_sampler_SOURCES = tests/test_sampler.c tests/check.h tests/counting_a
 tests_test_sampler_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DMEMZ_FIXTURES='"$(abs_top_srcdir)/tests/fixtures"'
 tests_test_sampler_LDADD = libmemz.la
+
+UNIT_TESTS += tests/test_json
+check_PROGRAMS += tests/test_json
+tests_test_json_SOURCES = tests/test_json.c tests/check.h
+tests_test_json_CPPFLAGS = $(AM_CPPFLAGS) $(YAJL_CFLAGS) \
+	-DMEMZ_FIXTURES='"$(abs_top_srcdir)/tests/fixtures"'
+tests_test_json_LDADD = libmemz.la $(YAJL_LIBS)

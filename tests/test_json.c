@@ -1,0 +1,118 @@
+#include <stdlib.h>
+#include <string.h>
+#include <yajl/yajl_tree.h>
+
+#include "check.h"
+#include "memz/json.h"
+
+#define KiB 1024ll
+
+static yajl_val snapshot_json(const char *fixture, char **text)
+{
+	struct memz_settings set;
+	struct memz_sampler *s;
+	struct memz_snapshot snap;
+	char path[MEMZ_PATH_MAX], err[256];
+	size_t len;
+	FILE *f = open_memstream(text, &len);
+	yajl_val v;
+
+	memz_settings_init(&set);
+	snprintf(path, sizeof path, "%s/%s/proc", MEMZ_FIXTURES, fixture);
+	memz_settings_set(&set, "ProcRoot", path, NULL, 0);
+	snprintf(path, sizeof path, "%s/%s/sys", MEMZ_FIXTURES, fixture);
+	memz_settings_set(&set, "SysRoot", path, NULL, 0);
+	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
+	memz_snapshot_init(&snap);
+	CHECK_INT(memz_sampler_run(s, 5.0, &snap), 0);
+	CHECK_INT(memz_json_print(f, &snap), 0);
+	fclose(f);
+	memz_sampler_free(&s);
+	v = yajl_tree_parse(*text, err, sizeof err);
+	if (!v)
+		fprintf(stderr, "parse error: %s\n%s\n", err, *text);
+	CHECK(v != NULL);
+	return v;
+}
+
+static long long num(yajl_val root, const char **path)
+{
+	yajl_val v = yajl_tree_get(root, path, yajl_t_number);
+
+	return v ? YAJL_GET_INTEGER(v) : -1;
+}
+
+static yajl_val proc_with_pid(yajl_val root, long long pid)
+{
+	const char *path[] = { "processes", NULL };
+	yajl_val a = yajl_tree_get(root, path, yajl_t_array);
+	const char *pidp[] = { "pid", NULL };
+
+	for (size_t i = 0; a && i < YAJL_GET_ARRAY(a)->len; i++)
+		if (num(YAJL_GET_ARRAY(a)->values[i], pidp) == pid)
+			return YAJL_GET_ARRAY(a)->values[i];
+	return NULL;
+}
+
+int main(void)
+{
+	char *text = NULL;
+	yajl_val root = snapshot_json("tree1", &text), p;
+	const char *total[] = { "breakdown", "mem_total", NULL };
+	const char *anon[] = { "breakdown", "process_anon", NULL };
+	const char *resid[] = { "breakdown", "kernel_residual", NULL };
+	const char *pss[] = { "pss", NULL }, *sub[] = { "subtree_pss", NULL };
+	const char *name[] = { "name", NULL }, *group[] = { "group", NULL };
+	const char *leak[] = { "verdict", "leak", NULL };
+	const char *mode[] = { "pace", "mode", NULL };
+	const char *psi[] = { "psi", "full", "total", NULL };
+	const char *g0[] = { "groups", NULL };
+
+	if (root) {
+		CHECK_INT(num(root, total), 8388608 * KiB);
+		CHECK_INT(num(root, anon), 37888 * KiB);
+		CHECK_INT(num(root, resid), 2698240 * KiB);
+		CHECK_INT(num(root, psi), 456);
+		CHECK(yajl_tree_get(root, mode, yajl_t_string) != NULL);
+		p = proc_with_pid(root, 200);
+		CHECK(p != NULL);
+		if (p) {
+			CHECK_INT(num(p, pss), 11520 * KiB);
+			CHECK_STR(YAJL_GET_STRING(yajl_tree_get(p, name, yajl_t_string)), "worker");
+			CHECK_STR(YAJL_GET_STRING(yajl_tree_get(p, group, yajl_t_string)), "worker");
+			CHECK(YAJL_IS_FALSE(yajl_tree_get(p, leak, yajl_t_any)));
+		}
+		p = proc_with_pid(root, 100);
+		CHECK(p && num(p, sub) == 36352 * KiB);
+		CHECK_INT(YAJL_GET_ARRAY(yajl_tree_get(root, g0, yajl_t_array))->len, 4);
+		yajl_tree_free(root);
+	}
+	free(text);
+
+	/* a name with a newline, parentheses and quotes survives intact */
+	text = NULL;
+	root = snapshot_json("weird-comm", &text);
+	if (root) {
+		p = proc_with_pid(root, 4242);
+		CHECK(p != NULL);
+		if (p)
+			CHECK_STR(YAJL_GET_STRING(yajl_tree_get(p, name, yajl_t_string)),
+				  "a) (b\nc ) Z");
+		yajl_tree_free(root);
+	}
+	free(text);
+
+	/* bytes that are not UTF-8 become U+FFFD, so the output always parses */
+	{
+		yajl_gen g = yajl_gen_alloc(NULL);
+		const unsigned char *buf;
+		size_t len;
+
+		CHECK_INT(memz_json_string(g, "a\xff" "b\xc3(\xe2\x82\xac", 8), 0);
+		yajl_gen_get_buf(g, &buf, &len);
+		CHECK_INT(len, 14);
+		CHECK(!memcmp(buf, "\"a\xef\xbf\xbd" "b\xef\xbf\xbd(\xe2\x82\xac\"", 14));
+		yajl_gen_free(g);
+	}
+	return check_status();
+}
