@@ -16,6 +16,19 @@
 /* Reserved for the host's own files (sockets, logs, config). */
 #define FD_RESERVE 64
 
+/* Kernel threads have no user memory to sample; only the sweep cares
+ * whether one is still there, so each is probed (through stat, which also
+ * catches a reused pid) once in this many cycles and simply kept as seen in
+ * between. A dead kernel thread's pid taken by a new process hides that
+ * process for at most this many cycles. */
+#define KTHREAD_PROBE_CYCLES 16
+
+/* A kept smaps_rollup fd saves an open per exact read but pins a page of
+ * kernel memory (the seq_file buffer) for as long as it is open, so only
+ * processes read on consecutive cycles keep one; one left unread this many
+ * cycles is closed. */
+#define ROLLUP_FD_IDLE_CYCLES 3
+
 struct memz_sampler {
 	struct memz_settings s;
 	const struct memz_allocator *a;
@@ -26,6 +39,7 @@ struct memz_sampler {
 	DIR *dir;
 	uint64_t page_size;
 	int fd_budget, open_fds;
+	unsigned cycle;
 	bool no_rollup; /* the kernel has no smaps_rollup: sum smaps */
 
 	struct memz_budget budget; /* CPU time for the exact reads */
@@ -174,6 +188,7 @@ static bool vanished(int rc)
 	return rc == -ENOENT || rc == -ESRCH;
 }
 
+/* statm as the file has it, in pages. */
 static int read_statm(struct memz_sampler *s, struct memz_proc *p,
 		      struct memz_statm *out)
 {
@@ -188,7 +203,26 @@ static int read_statm(struct memz_sampler *s, struct memz_proc *p,
 	}
 	if (rc)
 		return rc;
-	return memz_parse_statm(s->buf, len, s->page_size, out);
+	return memz_parse_statm(s->buf, len, 1, out);
+}
+
+static uint32_t pages32(uint64_t v)
+{
+	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+/* read_statm in pages: the figures change detection keeps. */
+static int probe_statm(struct memz_sampler *s, struct memz_proc *p)
+{
+	struct memz_statm sm;
+	int rc = read_statm(s, p, &sm);
+
+	if (rc)
+		return rc;
+	p->statm_last.resident = pages32(sm.resident);
+	p->statm_last.shared = pages32(sm.shared);
+	p->statm_last.data = pages32(sm.data);
+	return 0;
 }
 
 /* What a process is, read once when it is first seen. */
@@ -231,15 +265,15 @@ static void read_identity(struct memz_sampler *s, struct memz_proc *p)
 
 /* stat gives the identity (start time) and the name; a pid whose stat is
  * gone has exited, which is not an error. */
-static struct memz_proc *discover(struct memz_sampler *s, int pid)
+static struct memz_proc *discover(struct memz_sampler *s, int pid, int *rc)
 {
 	struct memz_pstat ps;
 	struct memz_proc *p;
 	size_t len;
 	bool is_new;
 
-	if (read_pidfile(s, pid, "stat", &len) ||
-	    memz_parse_stat(s->buf, len, &ps))
+	*rc = read_pidfile(s, pid, "stat", &len);
+	if (*rc || memz_parse_stat(s->buf, len, &ps))
 		return NULL;
 	p = memz_table_get(s->table, pid, ps.start_time, &is_new);
 	if (!p)
@@ -252,15 +286,12 @@ static struct memz_proc *discover(struct memz_sampler *s, int pid)
 		return p;
 	s->st->new_procs++;
 	read_identity(s, p);
-	/* kernel threads get one too: it is their cheapest liveness probe */
-	if (s->open_fds < s->fd_budget) {
-		int fd = open_pidfile(s, pid, "statm");
-		if (fd >= 0) {
-			p->statm_fd = fd;
-			s->open_fds++;
-		}
-	}
 	return p;
+}
+
+static bool out_of_fds(int rc)
+{
+	return rc == -EMFILE || rc == -ENFILE;
 }
 
 /* Find this cycle's entry for pid: the kept statm fd fails with ESRCH once
@@ -268,33 +299,54 @@ static struct memz_proc *discover(struct memz_sampler *s, int pid)
  * the old process. Without a kept fd, stat's start time decides. */
 static struct memz_proc *probe(struct memz_sampler *s, int pid)
 {
-	struct memz_proc *p = memz_table_find(s->table, pid);
-	struct memz_statm sm;
+	struct memz_proc *p = memz_table_find(s->table, pid), *known;
 	bool is_new;
 	int rc;
 
+	if (p && p->kernel_thread &&
+	    ((unsigned)pid + s->cycle) % KTHREAD_PROBE_CYCLES != 0) {
+		memz_table_get(s->table, pid, p->start, &is_new);
+		return p;
+	}
 	if (p && p->statm_fd >= 0) {
-		rc = read_statm(s, p, &sm);
+		rc = probe_statm(s, p);
 		if (!rc) {
 			memz_table_get(s->table, pid, p->start, &is_new);
-			p->statm_last = sm;
 			return p;
 		}
 		if (!vanished(rc))
 			return NULL;
 	}
-	p = discover(s, pid);
+	known = p;
+	p = discover(s, pid, &rc);
+	if (!p && known && out_of_fds(rc)) {
+		/* the host ran out of fds, the process did not go anywhere:
+		 * it keeps its entry and history, figures as of the last probe */
+		memz_table_get(s->table, pid, known->start, &is_new);
+		return known;
+	}
 	if (!p || p->kernel_thread)
 		return p;
-	if (read_statm(s, p, &sm))
+	/* a kept fd only while under the budget, first come first served:
+	 * no process ever loses its fd to a newer one, and one that came
+	 * when none was left gets one once others have exited */
+	if (p->statm_fd < 0 && s->open_fds < s->fd_budget) {
+		int fd = open_pidfile(s, pid, "statm");
+
+		if (fd >= 0) {
+			p->statm_fd = fd;
+			s->open_fds++;
+		}
+	}
+	if (probe_statm(s, p))
 		return NULL;
-	p->statm_last = sm;
 	return p;
 }
 
-static int64_t anon_of(const struct memz_statm *m)
+/* Resident minus shared, in bytes. */
+static int64_t anon_of(const struct memz_statm_pages *m, uint64_t page_size)
 {
-	return (int64_t)m->resident - (int64_t)m->shared;
+	return ((int64_t)m->resident - (int64_t)m->shared) * (int64_t)page_size;
 }
 
 static bool statm_changed(const struct memz_proc *p)
@@ -306,11 +358,12 @@ static bool statm_changed(const struct memz_proc *p)
 
 /* Before the first read, guess the cost from the resident size: the kernel
  * walks page tables at roughly 12 ms per GiB. */
-static double est_cost(const struct memz_proc *p)
+static double est_cost(const struct memz_proc *p, uint64_t page_size)
 {
 	if (p->cost_s > 0)
 		return p->cost_s;
-	return 20e-6 + (double)p->statm_last.resident * (12e-3 / 1073741824.0);
+	return 20e-6 + (double)p->statm_last.resident * (double)page_size *
+			       (12e-3 / 1073741824.0);
 }
 
 /* One exact read: smaps_rollup (or summed smaps on kernels before 4.14). */
@@ -340,24 +393,29 @@ static int read_exact(struct memz_sampler *s, struct memz_proc *p,
 
 	if (s->no_rollup)
 		return read_smaps_sum(s, p, r);
-	if (p->rollup_fd < 0 && s->open_fds < s->fd_budget) {
+	/* kept by processes read on consecutive cycles; the statm fds come
+	 * first, so the rollup fds stay within three quarters of the budget */
+	if (p->rollup_fd < 0 && p->has_exact && p->cycles_since_exact <= 1 &&
+	    s->open_fds < s->fd_budget - s->fd_budget / 4) {
 		int fd = open_pidfile(s, p->pid, "smaps_rollup");
-		if (fd == -ENOENT) {
+
+		if (fd >= 0) {
+			p->rollup_fd = fd;
+			s->open_fds++;
+		}
+	}
+	if (p->rollup_fd >= 0) {
+		s->st->files_read++;
+		rc = memz_pread_file(p->rollup_fd, s->buf, sizeof s->buf, &len);
+	} else {
+		rc = read_pidfile(s, p->pid, "smaps_rollup", &len);
+		if (rc == -ENOENT) {
 			rc = read_smaps_sum(s, p, r);
 			if (!rc)
 				s->no_rollup = true;
 			return rc;
 		}
-		if (fd < 0)
-			return fd;
-		p->rollup_fd = fd;
-		s->open_fds++;
 	}
-	s->st->files_read++;
-	if (p->rollup_fd >= 0)
-		rc = memz_pread_file(p->rollup_fd, s->buf, sizeof s->buf, &len);
-	else
-		rc = read_pidfile(s, p->pid, "smaps_rollup", &len);
 	return rc ? rc : memz_parse_rollup(s->buf, len, r);
 }
 
@@ -368,11 +426,17 @@ static uint64_t add_clamped(uint64_t v, int64_t d)
 	return (uint64_t)((int64_t)v + d);
 }
 
-/* PSS as estimated from the last exact read and statm since. */
-static uint64_t estimated_pss(const struct memz_proc *p)
+/* Anonymous growth since the last exact read, as statm sees it. */
+static int64_t anon_delta(const struct memz_proc *p, uint64_t page_size)
 {
-	return add_clamped(p->exact.pss, anon_of(&p->statm_last) -
-					     anon_of(&p->statm_at_exact));
+	return anon_of(&p->statm_last, page_size) -
+	       anon_of(&p->statm_at_exact, page_size);
+}
+
+/* PSS as estimated from the last exact read and statm since. */
+static uint64_t estimated_pss(const struct memz_proc *p, uint64_t page_size)
+{
+	return add_clamped(p->exact.pss, anon_delta(p, page_size));
 }
 
 /* A process's series between two exact reads follows statm; what statm
@@ -381,11 +445,13 @@ static uint64_t estimated_pss(const struct memz_proc *p)
  * lets a large process be read. So the step moves the detector's history
  * instead of counting as growth. A process read every cycle has no
  * estimated samples in between and keeps its exact series. */
-static void rebase_on_exact(struct memz_proc *p, const struct memz_rollup *r)
+static void rebase_on_exact(struct memz_proc *p, const struct memz_rollup *r,
+			    uint64_t page_size)
 {
 	if (p->has_exact && p->cycles_since_exact > 0)
-		memz_detector_rebase(&p->det, (double)r->pss -
-						      (double)estimated_pss(p));
+		memz_detector_rebase(&p->det,
+				     (double)r->pss -
+					     (double)estimated_pss(p, page_size));
 }
 
 static int exact_read(struct memz_sampler *s, struct memz_proc *p,
@@ -395,6 +461,9 @@ static int exact_read(struct memz_sampler *s, struct memz_proc *p,
 	struct memz_pstatus st;
 	double c0 = thread_cpu();
 	size_t len;
+	/* statm unchanged since the last exact read: resident did not move,
+	 * so neither did VmHWM nor VmSwap (swapping out lowers resident) */
+	bool moved = !p->has_exact || statm_changed(p);
 	int rc = read_exact(s, p, &r);
 
 	*cost = thread_cpu() - c0;
@@ -407,14 +476,18 @@ static int exact_read(struct memz_sampler *s, struct memz_proc *p,
 		return rc;
 	s->st->rollup_reads++;
 	p->cost_s = p->cost_s > 0 ? 0.7 * p->cost_s + 0.3 * *cost : *cost;
-	rebase_on_exact(p, &r);
-	p->exact = r;
+	rebase_on_exact(p, &r, s->page_size);
+	p->mem = r;
+	p->exact.rss = r.rss;
+	p->exact.pss = r.pss;
+	p->exact.pss_anon = r.pss_anon;
+	p->exact.anonymous = r.anonymous;
+	p->exact.private_dirty = r.private_dirty;
 	p->statm_at_exact = p->statm_last;
 	p->exact_t = s->now;
 	p->has_exact = true;
 	p->cycles_since_exact = 0;
-	/* VmHWM and VmSwap move with memory: refresh them with the exact read */
-	if (!read_pidfile(s, p->pid, "status", &len) &&
+	if (moved && !read_pidfile(s, p->pid, "status", &len) &&
 	    !memz_parse_status(s->buf, len, &st)) {
 		p->vm_hwm = st.vm_hwm;
 		p->vm_swap = st.vm_swap;
@@ -429,14 +502,14 @@ static int read_cand(void *ctx, struct memz_budget_cand *c, double *cost)
 
 /* Between exact reads, move the figures by what statm says changed:
  * resident minus shared is the anonymous part a leak grows. */
-static void estimate(struct memz_proc *p, double now)
+static void estimate(struct memz_proc *p, double now, uint64_t page_size)
 {
-	int64_t d_anon = anon_of(&p->statm_last) - anon_of(&p->statm_at_exact);
-	int64_t d_rss = (int64_t)p->statm_last.resident -
-			(int64_t)p->statm_at_exact.resident;
+	int64_t d_anon = anon_delta(p, page_size);
+	int64_t d_rss = ((int64_t)p->statm_last.resident -
+			 (int64_t)p->statm_at_exact.resident) *
+			(int64_t)page_size;
 
-	p->mem = p->exact;
-	p->mem.pss = estimated_pss(p);
+	p->mem.pss = add_clamped(p->exact.pss, d_anon);
 	p->mem.pss_anon = add_clamped(p->exact.pss_anon, d_anon);
 	p->mem.anonymous = add_clamped(p->exact.anonymous, d_anon);
 	p->mem.private_dirty = add_clamped(p->exact.private_dirty, d_anon);
@@ -498,7 +571,7 @@ static int sample_processes(struct memz_sampler *s, double now)
 			p->has_exact, now - p->exact_t, s->s.pss_max_age,
 			statm_changed(p), p->cycles_since_exact,
 			(unsigned)s->s.pss_refresh_cycles);
-		s->cand[n].cost = est_cost(p);
+		s->cand[n].cost = est_cost(p, s->page_size);
 		s->cand[n].age = p->has_exact ? now - p->exact_t : 0;
 		s->cand[n].key = p->pid;
 		n++;
@@ -516,7 +589,10 @@ static int sample_processes(struct memz_sampler *s, double now)
 			continue;
 		if (p->exact_t != now)
 			p->cycles_since_exact++;
-		estimate(p, now);
+		if (p->rollup_fd >= 0 &&
+		    p->cycles_since_exact >= ROLLUP_FD_IDLE_CYCLES)
+			close_fd(s, &p->rollup_fd);
+		estimate(p, now, s->page_size);
 		p->has_sample = true;
 		s->st->seen++;
 	}
@@ -595,6 +671,7 @@ int memz_sampler_run(struct memz_sampler *s, double now,
 	snap->stats.files_read += 3 + s->sys.n_nodes;
 
 	s->now = now;
+	s->cycle++;
 	memz_budget_refill(&s->budget, now);
 	memz_table_begin(s->table, now);
 	rc = sample_processes(s, now);
@@ -608,13 +685,14 @@ int memz_sampler_run(struct memz_sampler *s, double now,
 	snap->pss_anon_fallback = false;
 	for (size_t i = 0; i < snap->view.n_procs; i++) {
 		anon += snap->view.procs[i]->mem.pss_anon;
-		if (!snap->view.procs[i]->exact.has_pss_anon)
+		if (!snap->view.procs[i]->mem.has_pss_anon)
 			snap->pss_anon_fallback = true;
 	}
 	memz_breakdown_compute(&snap->mem, anon, &snap->br);
 
 	snap->stats.vanished = snap->view.vanished;
 	snap->stats.open_fds = (unsigned)s->open_fds;
+	snap->stats.fd_budget = (unsigned)s->fd_budget;
 	snap->stats.budget_left_s = s->budget.tokens;
 
 	memset(&pin, 0, sizeof pin);

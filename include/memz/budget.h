@@ -45,7 +45,7 @@ enum memz_need {
 	MEMZ_NEED_NONE,
 };
 
-#define MEMZ_BUDGET_REFRESH_SHARE 0.25
+#define MEMZ_BUDGET_REFRESH_SHARE 0.1
 
 struct memz_budget {
 	double rate;     /* CPU seconds per second: CpuBudget / 100 */
@@ -84,7 +84,8 @@ enum memz_need memz_budget_need(bool has_exact, double age, double max_age,
 				bool changed, unsigned cycles_since_exact,
 				unsigned refresh_cycles);
 
-/* Sort candidates into the order they are considered in. */
+/* Sort candidates into the order they are considered in; NONE ones end
+ * up last, in no particular order. */
 void memz_budget_order(struct memz_budget_cand *c, size_t n);
 
 /*

@@ -48,6 +48,7 @@ struct memz_cycle_stats {
 	unsigned rollup_skipped; /* processes whose exact read was not needed */
 	unsigned rollup_deferred; /* needed, but put off by the CPU budget */
 	unsigned open_fds;      /* kept across cycles */
+	unsigned fd_budget;     /* most it may keep: MaxOpenFiles within the fd limit */
 	double rollup_cpu_s;    /* CPU time the exact reads cost this cycle */
 	double budget_left_s;   /* CPU time the budget still holds */
 };

@@ -70,8 +70,16 @@ struct memz_proc {
 	bool seen;
 	double first_seen;
 	int statm_fd, rollup_fd;
-	struct memz_statm statm_at_exact, statm_last;
-	struct memz_rollup exact;
+	/* statm in pages, only what change detection and the estimate use:
+	 * 1000 processes keep these, so they are kept small */
+	struct memz_statm_pages {
+		uint32_t resident, shared, data;
+	} statm_at_exact, statm_last;
+	/* the figures of the last exact read that the estimate moves; the
+	 * others stay in mem as that read left them */
+	struct memz_exact_base {
+		uint64_t rss, pss, pss_anon, anonymous, private_dirty;
+	} exact;
 	double exact_t, cost_s;
 	bool has_exact;  /* an exact read happened at least once */
 	bool no_access;  /* smaps_rollup refused once: not retried */
