@@ -5,7 +5,10 @@
 # the CPU time of its threads (/proc/PID/task/*/schedstat, ns) over a window.
 #
 # Phases: N idle processes of MIB MiB; the same all changing memory every
-# cycle; idle again plus one process of BIG MiB (4 KiB pages) leaking 1 MiB/s.
+# cycle; idle again plus one process of BIG MiB (4 KiB pages) and one of
+# 8 MiB, both leaking 1 MiB/s from the moment the core sampler's reader
+# starts them (once neither is flagged for its allocation ramp), so the
+# seconds each takes to be flagged compare the large one's with the small.
 # Then the core sampler over an hour of fake clock (3600 cycles), for its RSS,
 # and the per-cycle ratio bench of the core issue (tests/bench_sampler).
 #
@@ -120,13 +123,14 @@ if [ -x "$APPS" ]; then
 fi
 sleep 5 # first cycles read everything once
 
-# window PHASE: CPU ms per s of each reader over W seconds -> $D/PHASE
+# window PHASE [SECONDS]: CPU ms per s of each reader over W seconds (or
+# SECONDS) -> $D/PHASE
 window() {
 	kill -USR1 "$MEMZ_CORE"
 	: >"$D/$1.a"
 	for r in $READERS; do echo "${r%%=*} $(cpu_ns "${r#*=}")" >>"$D/$1.a"; done
 	t0=$(date +%s.%N)
-	sleep "$W"
+	sleep "${2:-$W}"
 	t1=$(date +%s.%N)
 	: >"$D/$1.b"
 	for r in $READERS; do echo "${r%%=*} $(cpu_ns "${r#*=}")" >>"$D/$1.b"; done
@@ -146,14 +150,21 @@ window busy
 kill -USR2 "$PROCS"
 sleep 2
 
-say "bench: one process of $BIG MiB leaking 1 MiB/s"
-"$B/tests/bench/procs" -n 1 -m "$BIG" -l >"$D/big.out" &
+say "bench: one process of $BIG MiB and one of 8 MiB, leaking 1 MiB/s once armed"
+"$B/tests/bench/procs" -n 1 -m "$BIG" -l -H >"$D/big.out" &
 BIGP=$!
-PIDS="$PIDS $BIGP"
+"$B/tests/bench/procs" -n 1 -m 8 -l -H >"$D/small.out" &
+SMALLP=$!
+PIDS="$PIDS $BIGP $SMALLP"
 wait_line "$D/big.out" ready 120 || { say "bench: big process not ready"; exit 1; }
-pgrep -P "$BIGP" >"$D/big.pid"
-sleep 3
-window large
+wait_line "$D/small.out" ready 120 || { say "bench: small process not ready"; exit 1; }
+{ pgrep -P "$BIGP"; pgrep -P "$SMALLP"; } >"$D/big.pid.tmp"
+mv "$D/big.pid.tmp" "$D/big.pid"
+wait_line "$D/memz.out" armed 300 || { say "bench: leakers never armed"; exit 1; }
+# long enough for the detector to flag a 1 MiB/s leak
+WL=$W
+[ "$WL" -ge 40 ] || WL=40
+window large "$WL"
 
 RSS_LINE=""
 for r in $READERS; do
@@ -161,11 +172,11 @@ for r in $READERS; do
 done
 for r in $READERS; do RSS_LINE="$RSS_LINE ${r%%=*}=$(rss_kb "${r#*=}")kB"; done
 
-kill "$BIGP"; wait "$BIGP" 2>/dev/null
+kill "$BIGP" "$SMALLP"; wait "$BIGP" "$SMALLP" 2>/dev/null
 "$B/tests/bench/reader" hour -c 3600 >"$D/hour.out"
 
 # ---- the table ----
-printf '\n%s idle processes of %s MiB, windows of %s s, CPU ms per s of each reader (ratio to the naive reader)\n\n' "$N" "$MIB" "$W"
+printf '\n%s idle processes of %s MiB, windows of %s s (the large one %s s), CPU ms per s of each reader (ratio to the naive reader)\n\n' "$N" "$MIB" "$W" "$WL"
 printf '%-20s %16s %16s %22s\n' reader idle "all changing" "+1 ${BIG}MiB leaking"
 for r in $READERS; do
 	n=${r%%=*}
@@ -182,6 +193,7 @@ printf '\ngoals: memz idle <= 5 ms/s; all changing <= 1.15x naive; exact reads <
 for p in idle busy large; do
 	printf 'memz-core %-5s %s\n' "$p" "$(cut -d' ' -f2- "$D/$p.memz")"
 done
+printf '(large: watched 0 is the %s MiB process, watched 1 the 8 MiB one; flagged_after_leak_start_s is the detector latency)\n' "$BIG"
 printf 'RSS after the run:%s\n' "$RSS_LINE"
 printf 'memz-core, fake-clock %s\n' "$(cat "$D/hour.out")"
 printf '(memz.so and memz.plugin run their own pace policy: eco mode samples every 2 s)\n\n'

@@ -1,13 +1,15 @@
 /*
  * procs - the processes `make bench` measures readers on. Not a test.
  *
- *   procs -n N -m MIB [-l]
+ *   procs -n N -m MIB [-l [-H]]
  *
  * Forks N children that each touch MIB MiB (4 KiB pages, so a large one is
  * as expensive to walk as a real database), prints "ready" once all have,
  * and then waits. SIGUSR1: every child changes its resident size every
  * 10 ms; SIGUSR2: idle again; SIGTERM: kill the children and exit. With -l
- * each child also grows by 1 MiB every second from the start (a leak).
+ * each child also grows by 1 MiB every second from the start (a leak); with
+ * -H too, only once the child itself gets SIGHUP (the bench's memz reader
+ * sends it when the child's allocation ramp is no longer flagged).
  */
 #include <errno.h>
 #include <signal.h>
@@ -19,11 +21,13 @@
 #include <time.h>
 #include <unistd.h>
 
-static volatile sig_atomic_t busy, stop;
+static volatile sig_atomic_t busy, stop, leak_on = 1;
 
 static void on_sig(int sig)
 {
-	if (sig == SIGUSR1)
+	if (sig == SIGHUP)
+		leak_on = 1;
+	else if (sig == SIGUSR1)
 		busy = 1;
 	else if (sig == SIGUSR2)
 		busy = 0;
@@ -57,7 +61,7 @@ static void child(size_t mib, int leak, int ready_fd)
 	for (;;) {
 		if (getppid() == 1)
 			_exit(0);
-		if (!busy && !leak) {
+		if (!busy && !(leak && leak_on)) {
 			pause();
 			continue;
 		}
@@ -69,7 +73,8 @@ static void child(size_t mib, int leak, int ready_fd)
 				off = 0;
 			}
 		}
-		if (leak && ++tick % 100 == 0 && grown + (1u << 20) <= leak_cap) {
+		if (leak && leak_on && ++tick % 100 == 0 &&
+		    grown + (1u << 20) <= leak_cap) {
 			memset(m + size + extra + grown, 2, 1u << 20);
 			grown += 1u << 20;
 		}
@@ -84,13 +89,15 @@ int main(int argc, char **argv)
 	pid_t *kids;
 	struct sigaction sa;
 
-	while ((opt = getopt(argc, argv, "n:m:l")) != -1) {
+	while ((opt = getopt(argc, argv, "n:m:lH")) != -1) {
 		if (opt == 'n')
 			n = atoi(optarg);
 		else if (opt == 'm')
 			mib = (size_t)atol(optarg);
 		else if (opt == 'l')
 			leak = 1;
+		else if (opt == 'H')
+			leak_on = 0;
 		else
 			return 2;
 	}
@@ -100,6 +107,7 @@ int main(int argc, char **argv)
 	sigaction(SIGUSR2, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
 	kids = calloc((size_t)n, sizeof *kids);
 	if (!kids || pipe(pfd))
 		return 1;
