@@ -3,7 +3,9 @@
 #   1. warnings-as-errors build, `make check` (unit and integration tests
 #      against the real collectd and netdata);
 #   2. AddressSanitizer + UBSan build, unit tests;
-#   3. unit tests under valgrind.
+#   3. unit tests under valgrind;
+#   4. make distcheck: the release tarball builds out of tree, passes its
+#      tests, and installs and uninstalls cleanly.
 # Exits non-zero on the first failing stage; each failing test names itself.
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
@@ -31,4 +33,11 @@ stage sanitizers --enable-werror --enable-sanitizers
 (cd "$src/build-sanitizers" && make -j"$jobs" check-unit) || { report "$src/build-sanitizers"; exit 1; }
 
 (cd "$src/build-werror" && make -j"$jobs" check-valgrind) || { report "$src/build-werror"; exit 1; }
+
+echo "=== memz: distcheck ==="
+(cd "$src/build-werror" && make -j"$jobs" distcheck >distcheck.log 2>&1) || {
+	tail -n 60 "$src/build-werror/distcheck.log"
+	find "$src/build-werror" -path '*_build*' -name test-suite.log -exec cat {} +
+	exit 1
+}
 echo "memz: all test stages passed"
