@@ -191,7 +191,7 @@ static void watch_cycle(const struct memz_snapshot *snap, struct watched *w,
 				w[k].flag_t = now;
 		}
 	}
-	if (*armed_t >= 0)
+	if (*armed_t >= 0 || n == 0)
 		return;
 	*calm = seen == n && !flagged ? *calm + 1 : 0;
 	if (*calm < ARM_CYCLES)
