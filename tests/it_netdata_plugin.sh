@@ -68,6 +68,12 @@ me = expect("uuid-self", 200)
 assert me["pid"] == int(sys.argv[2])
 fields = {r[0]: r[1] for r in me["data"]}
 assert fields["pss"] > 0 and fields["rss"] >= fields["pss"], fields
+# the core's smaps taxonomy, as `memz inspect` shows it: categories add up
+cats = ("kernel", "heap", "stack", "exe", "shmem", "device", "lib", "file", "anon")
+assert "heap_pss" in fields and "lib_pss" in fields, sorted(fields)
+catsum = sum(fields.get(c + "_pss", 0) for c in cats)
+assert abs(catsum - fields["pss"]) <= 0.05 * fields["pss"], (catsum, fields["pss"])
+print("memz-inspect: categories sum to %d of pss %d" % (catsum, fields["pss"]))
 expect("uuid-none", 404)
 expect("uuid-bad", 400)
 expect("uuid-gone", 404)

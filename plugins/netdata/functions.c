@@ -8,6 +8,7 @@
 
 #include "memz/json.h"
 #include "memz/sanitize.h"
+#include "memz/smapscat.h"
 #include "functions.h"
 
 #define MAX_WORDS 8
@@ -144,7 +145,41 @@ static void row(yajl_gen g, const char *field, double v, const char *units)
 	yajl_gen_array_close(g);
 }
 
-static void inspect(yajl_gen g, const struct memz_proc *p, int update_every)
+/* The smaps taxonomy the CLI's inspect shows, from the core, so both name
+ * the same bytes the same way. Read on request only: smaps is costly. */
+static void inspect_categories(yajl_gen g, const struct memz_proc *p,
+			       const char *proc_root)
+{
+	const struct memz_allocator *a = memz_allocator_libc();
+	struct memz_inspect ins;
+	const char *what = NULL;
+	char key[64];
+
+	memz_inspect_init(&ins);
+	if (!memz_inspect_read(&ins, proc_root, p->pid, a, &what)) {
+		for (int c = 0; c < MEMZ_CAT_COUNT; c++) {
+			const struct memz_catsum *s = &ins.cats.cat[c];
+			const char *n = memz_mapcat_name((enum memz_mapcat)c);
+
+			if (!s->count)
+				continue;
+			snprintf(key, sizeof key, "%s_mappings", n);
+			row(g, key, s->count, "");
+			snprintf(key, sizeof key, "%s_rss", n);
+			row(g, key, (double)s->rss, "B");
+			snprintf(key, sizeof key, "%s_pss", n);
+			row(g, key, (double)s->pss, "B");
+			snprintf(key, sizeof key, "%s_private_dirty", n);
+			row(g, key, (double)s->private_dirty, "B");
+			snprintf(key, sizeof key, "%s_swap", n);
+			row(g, key, (double)s->swap, "B");
+		}
+	}
+	memz_inspect_release(&ins, a);
+}
+
+static void inspect(yajl_gen g, const struct memz_proc *p, int update_every,
+		    const char *proc_root)
 {
 	const struct memz_rollup *m = &p->mem;
 	const struct memz_verdict *v = &p->det.verdict;
@@ -182,6 +217,7 @@ static void inspect(yajl_gen g, const struct memz_proc *p, int update_every)
 	row(g, "leak", v->leak, "");
 	row(g, "leak_r2", v->r2, "");
 	row(g, "leak_confidence", v->confidence, "%");
+	inspect_categories(g, p, proc_root);
 	yajl_gen_array_close(g);
 	yajl_gen_map_close(g);
 }
@@ -214,8 +250,10 @@ static const struct memz_proc *find_proc(const struct memz_snapshot *s,
 }
 
 int memz_nd_function_line(FILE *out, const char *line,
-			  const struct memz_snapshot *snap, int update_every)
+			  const struct memz_nd_fctx *ctx)
 {
+	const struct memz_snapshot *snap = ctx->snap;
+	int update_every = ctx->update_every;
 	char copy[MEMZ_ND_LINE_MAX], uuid[64], fn[MEMZ_ND_LINE_MAX];
 	char *w[MAX_WORDS], *a[MAX_WORDS];
 	int nw, na, status = 200;
@@ -240,7 +278,7 @@ int memz_nd_function_line(FILE *out, const char *line,
 		const struct memz_proc *p = find_proc(snap, na > 1 ? a[1] : NULL,
 						      &status);
 		if (p)
-			inspect(g, p, update_every);
+			inspect(g, p, update_every, ctx->proc_root);
 		else
 			error_body(g, status, status == 400
 				   ? "usage: memz-inspect PID"
@@ -263,7 +301,7 @@ int memz_nd_function_line(FILE *out, const char *line,
 }
 
 int memz_nd_input_read(struct memz_nd_input *in, int fd, FILE *out,
-		       const struct memz_snapshot *snap, int update_every)
+		       const struct memz_nd_fctx *ctx)
 {
 	for (;;) {
 		ssize_t n = read(fd, in->buf + in->len, sizeof in->buf - 1 - in->len);
@@ -287,8 +325,7 @@ int memz_nd_input_read(struct memz_nd_input *in, int fd, FILE *out,
 				continue;
 			in->buf[i] = '\0';
 			if (!in->discarding &&
-			    memz_nd_function_line(out, in->buf + start, snap,
-						  update_every))
+			    memz_nd_function_line(out, in->buf + start, ctx))
 				return -EIO;
 			in->discarding = false;
 			start = i + 1;

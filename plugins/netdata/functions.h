@@ -31,17 +31,24 @@ struct memz_nd_input {
 	bool eof;
 };
 
-/* Answer one line from netdata. snap may be NULL (nothing sampled yet).
- * Returns 0, or -EIO when out failed. Lines that are not FUNCTION calls
- * are ignored. */
+/* What a function call may look at: the latest snapshot (NULL until the
+ * first sample) and where /proc is, for memz-inspect's full smaps read. */
+struct memz_nd_fctx {
+	const struct memz_snapshot *snap;
+	const char *proc_root;
+	int update_every;
+};
+
+/* Answer one line from netdata. Returns 0, or -EIO when out failed. Lines
+ * that are not FUNCTION calls are ignored. */
 int memz_nd_function_line(FILE *out, const char *line,
-			  const struct memz_snapshot *snap, int update_every);
+			  const struct memz_nd_fctx *ctx);
 
 /*
  * Read what fd (non-blocking) has now and answer every complete line.
  * Returns 0 (sets in->eof at end of input), or -EIO when out failed.
  */
 int memz_nd_input_read(struct memz_nd_input *in, int fd, FILE *out,
-		       const struct memz_snapshot *snap, int update_every);
+		       const struct memz_nd_fctx *ctx);
 
 #endif

@@ -153,10 +153,14 @@ static int run(struct plugin *p, const sigset_t *wait_mask)
 		w = wait_s(until, memz_now());
 		ts.tv_sec = (time_t)w;
 		ts.tv_nsec = (long)((w - (double)ts.tv_sec) * 1e9);
+		struct memz_nd_fctx fctx = {
+			p->have_snap ? &p->snap : NULL,
+			memz_sampler_settings(p->sampler)->proc_root,
+			p->update_every
+		};
+
 		if (ppoll(&pfd, 1, &ts, wait_mask) > 0 &&
-		    memz_nd_input_read(&p->in, STDIN_FILENO, stdout,
-				       p->have_snap ? &p->snap : NULL,
-				       p->update_every))
+		    memz_nd_input_read(&p->in, STDIN_FILENO, stdout, &fctx))
 			return errno == EPIPE ? 0 : -EIO;
 	}
 	return 0;
