@@ -52,6 +52,8 @@ enum memz_need memz_budget_need(bool has_exact, double age, double max_age,
 {
 	if (!has_exact || age >= max_age)
 		return MEMZ_NEED_MUST;
+	if (age >= MEMZ_BUDGET_STALE_AGE * max_age)
+		return MEMZ_NEED_STALE;
 	if (changed)
 		return MEMZ_NEED_CHANGED;
 	if (cycles_since_exact + 1 >= refresh_cycles)
@@ -71,6 +73,10 @@ static int by_urgency(const void *a, const void *b)
 
 	if (x->need != y->need)
 		return x->need < y->need ? -1 : 1;
+	/* stale ones by deadline: whatever their cost, each must be read
+	 * before PssMaxAge, and the oldest has the least time left */
+	if (x->need == MEMZ_NEED_STALE && x->age != y->age)
+		return x->age > y->age ? -1 : 1;
 	ux = urgency(x);
 	uy = urgency(y);
 	if (ux != uy)

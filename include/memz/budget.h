@@ -13,11 +13,18 @@
  *  - MUST (never read, or last read PssMaxAge old) is always read, whatever
  *    the bucket holds: PssMaxAge bounds every process's age. The bucket may
  *    go into debt; the debt is paid back before optional reads resume.
+ *  - STALE (last read MEMZ_BUDGET_STALE_AGE of PssMaxAge ago) before
+ *    CHANGED, oldest first: forced reads all land at once when processes
+ *    read together (all idle ones started together, or a busy phase kept
+ *    the budget on changed ones) reach PssMaxAge together, and that burst
+ *    breaks the budget. Read within the budget in the last quarter of
+ *    their allowed age instead, they spread out, and only stragglers the
+ *    budget could not reach in that quarter are forced.
  *  - CHANGED (statm moved since the last exact read) before REFRESH (due
  *    after PssRefreshCycles); NONE is never read.
- *  - Within a class, the most urgent first: age / cost, so cheap and stale
- *    processes go first and a process costing k times more is read about k
- *    times less often when the budget is tight. Among equal costs that is
+ *  - Within CHANGED and REFRESH, the most urgent first: age / cost, so
+ *    cheap and old ones go first and a process costing k times more is
+ *    read about k times less often when the budget is tight. Among equal costs that is
  *    round robin, so no process starves behind others of its size.
  *  - An optional read happens only when the bucket holds its whole estimated
  *    cost. The first one that does not fit stops the optional reads of the
@@ -40,12 +47,15 @@
 
 enum memz_need {
 	MEMZ_NEED_MUST,
+	MEMZ_NEED_STALE,
 	MEMZ_NEED_CHANGED,
 	MEMZ_NEED_REFRESH,
 	MEMZ_NEED_NONE,
 };
 
 #define MEMZ_BUDGET_REFRESH_SHARE 0.1
+/* From this fraction of PssMaxAge on, a process is STALE. */
+#define MEMZ_BUDGET_STALE_AGE 0.75
 
 struct memz_budget {
 	double rate;     /* CPU seconds per second: CpuBudget / 100 */
@@ -79,7 +89,8 @@ void memz_budget_refill(struct memz_budget *b, double now);
 /* Charge a read's measured cost. */
 void memz_budget_charge(struct memz_budget *b, double cost);
 
-/* The class of a process: never read or PssMaxAge old is MUST. */
+/* The class of a process: never read or PssMaxAge old is MUST; from
+ * MEMZ_BUDGET_STALE_AGE of it on, STALE. */
 enum memz_need memz_budget_need(bool has_exact, double age, double max_age,
 				bool changed, unsigned cycles_since_exact,
 				unsigned refresh_cycles);
