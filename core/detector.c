@@ -143,20 +143,20 @@ static bool prior_peak(const struct memz_detector *d, double t, double *peak)
 	bool any = false;
 
 	for (unsigned k = 0; k < d->bcount; k++) {
-		const struct memz_det_bucket *b =
-			&d->b[(d->bhead + k) % MEMZ_DET_BUCKETS];
-		double end = (double)(d->idx0 + b->idx + 1) * d->bucket_w;
+		unsigned j = (d->bhead + k) % MEMZ_DET_BUCKETS;
+		double end = (double)(d->idx0 + d->bidx[j] + 1) * d->bucket_w;
 
 		if (end > t)
 			continue;
-		if (!any || b->max > *peak)
-			*peak = b->max;
+		if (!any || d->bmax[j] > *peak)
+			*peak = d->bmax[j];
 		any = true;
 	}
 	return any;
 }
 
-static void assess_short(struct memz_detector *d, const struct memz_settings *s)
+static void assess_short(struct memz_detector *d, const struct memz_settings *s,
+			 struct memz_verdict *v)
 {
 	double x[MEMZ_DET_RING], y[MEMZ_DET_RING];
 	double qx[4] = { 0 }, qy[4] = { 0 };
@@ -165,7 +165,6 @@ static void assess_short(struct memz_detector *d, const struct memz_settings *s)
 	unsigned m = d->rcount, start;
 	struct fit f;
 	bool held = d->short_leak, ok;
-	struct memz_verdict *v = &d->sv;
 
 	memset(v, 0, sizeof *v);
 	v->horizon = MEMZ_HORIZON_SHORT;
@@ -279,12 +278,11 @@ static void assess_long(struct memz_detector *d, const struct memz_settings *s)
 	memset(v, 0, sizeof *v);
 	v->horizon = MEMZ_HORIZON_LONG;
 	for (unsigned k = 0; k < d->bcount; k++) {
-		const struct memz_det_bucket *b =
-			&d->b[(d->bhead + k) % MEMZ_DET_BUCKETS];
-		if ((double)(d->cur.idx - b->idx) > horizon_n)
+		unsigned j = (d->bhead + k) % MEMZ_DET_BUCKETS;
+		if ((double)(d->cur.idx - d->bidx[j]) > horizon_n)
 			continue;
-		x[nb] = ((double)b->idx + 0.5) * d->bucket_w;
-		env[nb++] = b->min;
+		x[nb] = ((double)d->bidx[j] + 0.5) * d->bucket_w;
+		env[nb++] = d->bmin[j];
 	}
 	d->long_leak = false;
 	if (nb < 2)
@@ -365,6 +363,24 @@ static void ring_push(struct memz_detector *d, double t, float y)
 	d->rv[k] = y;
 }
 
+/*
+ * Move idx0 forward so bucket numbers fit 16 bits: the new bucket lands
+ * halfway up the range. A bucket pushed below INT16_MIN is tens of
+ * thousands of buckets old, far outside the long horizon (at most
+ * MEMZ_DET_BUCKETS numbers); clamped there it stays before any prior-peak
+ * window, as it was.
+ */
+static void reanchor_buckets(struct memz_detector *d, int64_t idx)
+{
+	int64_t shift = idx - d->idx0 - MEMZ_DET_IDX_MAX / 2;
+
+	for (unsigned j = 0; j < MEMZ_DET_BUCKETS; j++) {
+		int64_t v = (int64_t)d->bidx[j] - shift;
+		d->bidx[j] = (int16_t)(v < INT16_MIN ? INT16_MIN : v);
+	}
+	d->idx0 += shift;
+}
+
 /* Returns true when a bucket closed (the long horizon needs judging). */
 static bool bucket_push(struct memz_detector *d, double t, float y)
 {
@@ -387,8 +403,12 @@ static bool bucket_push(struct memz_detector *d, double t, float y)
 			k = d->bhead;
 			d->bhead = (uint8_t)((d->bhead + 1) % MEMZ_DET_BUCKETS);
 		}
-		d->b[k] = d->cur;
+		d->bidx[k] = (int16_t)d->cur.idx;
+		d->bmin[k] = d->cur.min;
+		d->bmax[k] = d->cur.max;
 		closed = true;
+		if (idx - d->idx0 > MEMZ_DET_IDX_MAX)
+			reanchor_buckets(d, idx);
 	}
 	d->has_cur = true;
 	d->cur.idx = (int32_t)(idx - d->idx0);
@@ -401,6 +421,7 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 {
 	bool was = d->verdict.leak, closed;
 	double since = d->verdict.since;
+	struct memz_verdict sv;
 	double w = memz_detector_bucket_width(s);
 	float y;
 
@@ -424,10 +445,10 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 		d->noise = (float)ring_noise(d);
 		assess_long(d, s);
 	}
-	assess_short(d, s);
+	assess_short(d, s, &sv);
 
-	if (d->short_leak || (!d->long_leak && d->sv.samples))
-		d->verdict = d->sv;
+	if (d->short_leak || (!d->long_leak && sv.samples))
+		d->verdict = sv;
 	else
 		d->verdict = d->lv;
 	d->verdict.leak = d->short_leak || d->long_leak;

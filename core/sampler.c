@@ -426,6 +426,19 @@ static uint64_t add_clamped(uint64_t v, int64_t d)
 	return (uint64_t)((int64_t)v + d);
 }
 
+/* smaps counts in kB, so KiB lose nothing; 32 bits hold 4 TiB. */
+static uint32_t kib32(uint64_t bytes)
+{
+	uint64_t k = bytes >> 10;
+
+	return k > UINT32_MAX ? UINT32_MAX : (uint32_t)k;
+}
+
+static uint64_t from_kib(uint32_t kib)
+{
+	return (uint64_t)kib << 10;
+}
+
 /* Anonymous growth since the last exact read, as statm sees it. */
 static int64_t anon_delta(const struct memz_proc *p, uint64_t page_size)
 {
@@ -436,7 +449,7 @@ static int64_t anon_delta(const struct memz_proc *p, uint64_t page_size)
 /* PSS as estimated from the last exact read and statm since. */
 static uint64_t estimated_pss(const struct memz_proc *p, uint64_t page_size)
 {
-	return add_clamped(p->exact.pss, anon_delta(p, page_size));
+	return add_clamped(from_kib(p->exact.pss), anon_delta(p, page_size));
 }
 
 /* A process's series between two exact reads follows statm; what statm
@@ -475,14 +488,14 @@ static int exact_read(struct memz_sampler *s, struct memz_proc *p,
 	if (rc)
 		return rc;
 	s->st->rollup_reads++;
-	p->cost_s = p->cost_s > 0 ? 0.7 * p->cost_s + 0.3 * *cost : *cost;
+	p->cost_s = (float)(p->cost_s > 0 ? 0.7 * p->cost_s + 0.3 * *cost : *cost);
 	rebase_on_exact(p, &r, s->page_size);
 	p->mem = r;
-	p->exact.rss = r.rss;
-	p->exact.pss = r.pss;
-	p->exact.pss_anon = r.pss_anon;
-	p->exact.anonymous = r.anonymous;
-	p->exact.private_dirty = r.private_dirty;
+	p->exact.rss = kib32(r.rss);
+	p->exact.pss = kib32(r.pss);
+	p->exact.pss_anon = kib32(r.pss_anon);
+	p->exact.anonymous = kib32(r.anonymous);
+	p->exact.private_dirty = kib32(r.private_dirty);
 	p->statm_at_exact = p->statm_last;
 	p->exact_t = s->now;
 	p->has_exact = true;
@@ -509,11 +522,11 @@ static void estimate(struct memz_proc *p, double now, uint64_t page_size)
 			 (int64_t)p->statm_at_exact.resident) *
 			(int64_t)page_size;
 
-	p->mem.pss = add_clamped(p->exact.pss, d_anon);
-	p->mem.pss_anon = add_clamped(p->exact.pss_anon, d_anon);
-	p->mem.anonymous = add_clamped(p->exact.anonymous, d_anon);
-	p->mem.private_dirty = add_clamped(p->exact.private_dirty, d_anon);
-	p->mem.rss = add_clamped(p->exact.rss, d_rss);
+	p->mem.pss = add_clamped(from_kib(p->exact.pss), d_anon);
+	p->mem.pss_anon = add_clamped(from_kib(p->exact.pss_anon), d_anon);
+	p->mem.anonymous = add_clamped(from_kib(p->exact.anonymous), d_anon);
+	p->mem.private_dirty = add_clamped(from_kib(p->exact.private_dirty), d_anon);
+	p->mem.rss = add_clamped(from_kib(p->exact.rss), d_rss);
 	p->pss_age = now - p->exact_t;
 }
 
@@ -597,55 +610,6 @@ static int sample_processes(struct memz_sampler *s, double now)
 		s->st->seen++;
 	}
 	return 0;
-}
-
-void memz_breakdown_compute(const struct memz_meminfo *m, uint64_t process_anon,
-			    struct memz_breakdown *b)
-{
-	uint64_t fixed, rest;
-
-	memset(b, 0, sizeof *b);
-	b->mem_total = m->mem_total;
-	b->free = m->mem_free;
-	b->buffers = m->buffers;
-	b->cached = m->cached;
-	b->slab = m->slab;
-	b->page_tables = m->page_tables;
-	b->kernel_stack = m->kernel_stack;
-	b->vmalloc_used = m->vmalloc_used;
-	b->percpu = m->percpu;
-
-	/* The parts must add up to MemTotal exactly. The kernel's counters
-	 * are read at slightly different moments, so in the rare case they
-	 * overshoot, process memory (the estimated part) gives way first. */
-	fixed = b->free + b->buffers + b->cached + b->slab + b->page_tables;
-	rest = fixed < m->mem_total ? m->mem_total - fixed : 0;
-	b->process_anon = process_anon < rest ? process_anon : rest;
-	rest -= b->process_anon;
-	if (m->has_anon_pages && m->anon_pages > b->process_anon) {
-		uint64_t hidden = m->anon_pages - b->process_anon;
-		b->hidden_anon = hidden < rest ? hidden : rest;
-		rest -= b->hidden_anon;
-	}
-	b->kernel_residual = rest;
-	if (fixed > m->mem_total) {
-		/* meminfo itself overshoots: trim free, the most volatile */
-		uint64_t over = fixed - m->mem_total;
-		b->free = b->free > over ? b->free - over : 0;
-	}
-}
-
-void memz_snapshot_init(struct memz_snapshot *s)
-{
-	memset(s, 0, sizeof *s);
-	memz_table_view_init(&s->view);
-}
-
-void memz_snapshot_release(struct memz_snapshot *s,
-			   const struct memz_allocator *a)
-{
-	memz_table_view_release(&s->view, a);
-	memset(s, 0, sizeof *s);
 }
 
 int memz_sampler_run(struct memz_sampler *s, double now,

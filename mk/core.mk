@@ -5,7 +5,7 @@ libmemz_la_SOURCES += \
 	include/memz/sanitize.h core/sanitize.c \
 	include/memz/intern.h core/intern.c \
 	include/memz/table.h core/table.c \
-	include/memz/sampler.h core/sampler.c \
+	include/memz/sampler.h core/sampler.c core/breakdown.c \
 	include/memz/json.h core/json.c
 
 UNIT_TESTS += tests/test_settings tests/test_sanitize

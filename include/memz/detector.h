@@ -27,18 +27,18 @@ enum memz_horizon {
 };
 
 struct memz_verdict {
-	bool leak;
 	double rate_bps;   /* growth estimate, B/s; meaningful even when !leak */
 	double r2;
-	unsigned samples;  /* samples (short) or buckets (long) it rests on */
-	enum memz_horizon horizon;
-	int confidence;    /* 0..100 */
 	double since;      /* time of the push that started the verdict */
+	unsigned samples;  /* samples (short) or buckets (long) it rests on */
+	int confidence;    /* 0..100 */
+	enum memz_horizon horizon;
+	bool leak;
 };
 
 /*
  * Fixed-size state, embedded in every process entry and group, so it is kept
- * compact (about 1.2 KiB): values are stored as float offsets from `base`
+ * compact (about 1 KiB): values are stored as float offsets from `base`
  * (which is also what makes rebase O(1)), times of the short ring as float
  * offsets from `t0` (re-anchored before float precision suffers).
  *
@@ -56,6 +56,10 @@ struct memz_det_bucket {
 	float min, max;
 };
 
+/* Closed buckets are stored as parallel arrays with 16-bit numbers (idx0 is
+ * moved forward before they overflow): 10 bytes a bucket instead of 12. */
+#define MEMZ_DET_IDX_MAX 30000
+
 struct memz_detector {
 	struct memz_verdict verdict;
 	unsigned n; /* samples pushed since init */
@@ -71,13 +75,16 @@ struct memz_detector {
 	uint8_t bhead, bcount;
 	bool has_cur;
 	bool short_leak, long_leak;
-	struct memz_det_bucket b[MEMZ_DET_BUCKETS];
+	int16_t bidx[MEMZ_DET_BUCKETS];
+	float bmin[MEMZ_DET_BUCKETS], bmax[MEMZ_DET_BUCKETS];
 	struct memz_det_bucket cur; /* the bucket being filled */
 	double bucket_w;            /* s; 0 until the first push */
 	int64_t idx0;
 	float noise;                /* median |step| of the ring, at close */
 
-	struct memz_verdict sv, lv; /* latest short and long assessments */
+	/* the latest long assessment, made when a bucket closes (the short
+	 * one is made on every push and kept nowhere) */
+	struct memz_verdict lv;
 };
 
 /* Empty history, no verdict. Never allocates. */

@@ -66,28 +66,29 @@ struct memz_proc {
 
 	struct memz_detector det;
 
-	/* private to the table and the sampler */
-	bool seen;
+	/* private to the table and the sampler; 1000 processes keep these,
+	 * so they are kept small and ordered to leave no padding */
 	double first_seen;
+	double exact_t;
+	double joined_t; /* when it joined its group; -1: founded it */
+	double prev_pss;
+	struct memz_group *prev_group; /* group last cycle, for membership */
 	int statm_fd, rollup_fd;
-	/* statm in pages, only what change detection and the estimate use:
-	 * 1000 processes keep these, so they are kept small */
+	/* statm in pages, only what change detection and the estimate use */
 	struct memz_statm_pages {
 		uint32_t resident, shared, data;
 	} statm_at_exact, statm_last;
-	/* the figures of the last exact read that the estimate moves; the
-	 * others stay in mem as that read left them */
+	/* the figures of the last exact read that the estimate moves, in KiB
+	 * (smaps counts in kB); the others stay in mem as that read left them */
 	struct memz_exact_base {
-		uint64_t rss, pss, pss_anon, anonymous, private_dirty;
+		uint32_t rss, pss, pss_anon, anonymous, private_dirty;
 	} exact;
-	double exact_t, cost_s;
+	float cost_s;    /* CPU seconds of an exact read, smoothed */
+	unsigned cycles_since_exact;
+	bool seen;
 	bool has_exact;  /* an exact read happened at least once */
 	bool no_access;  /* smaps_rollup refused once: not retried */
 	bool announced;  /* a leak event went out for it, a clear has not */
-	double joined_t; /* when it joined its group; -1: founded it */
-	unsigned cycles_since_exact;
-	struct memz_group *prev_group; /* group last cycle, for membership */
-	double prev_pss;
 	struct memz_proc *hnext, *lnext;
 };
 

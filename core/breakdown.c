@@ -1,0 +1,54 @@
+/* The RAM breakdown and the snapshot's lifetime: pure, apart from the
+ * sampler's /proc reading so core/sampler.c stays within its size. */
+#include <string.h>
+
+#include "memz/sampler.h"
+
+void memz_breakdown_compute(const struct memz_meminfo *m, uint64_t process_anon,
+			    struct memz_breakdown *b)
+{
+	uint64_t fixed, rest;
+
+	memset(b, 0, sizeof *b);
+	b->mem_total = m->mem_total;
+	b->free = m->mem_free;
+	b->buffers = m->buffers;
+	b->cached = m->cached;
+	b->slab = m->slab;
+	b->page_tables = m->page_tables;
+	b->kernel_stack = m->kernel_stack;
+	b->vmalloc_used = m->vmalloc_used;
+	b->percpu = m->percpu;
+
+	/* The parts must add up to MemTotal exactly. The kernel's counters
+	 * are read at slightly different moments, so in the rare case they
+	 * overshoot, process memory (the estimated part) gives way first. */
+	fixed = b->free + b->buffers + b->cached + b->slab + b->page_tables;
+	rest = fixed < m->mem_total ? m->mem_total - fixed : 0;
+	b->process_anon = process_anon < rest ? process_anon : rest;
+	rest -= b->process_anon;
+	if (m->has_anon_pages && m->anon_pages > b->process_anon) {
+		uint64_t hidden = m->anon_pages - b->process_anon;
+		b->hidden_anon = hidden < rest ? hidden : rest;
+		rest -= b->hidden_anon;
+	}
+	b->kernel_residual = rest;
+	if (fixed > m->mem_total) {
+		/* meminfo itself overshoots: trim free, the most volatile */
+		uint64_t over = fixed - m->mem_total;
+		b->free = b->free > over ? b->free - over : 0;
+	}
+}
+
+void memz_snapshot_init(struct memz_snapshot *s)
+{
+	memset(s, 0, sizeof *s);
+	memz_table_view_init(&s->view);
+}
+
+void memz_snapshot_release(struct memz_snapshot *s,
+			   const struct memz_allocator *a)
+{
+	memz_table_view_release(&s->view, a);
+	memset(s, 0, sizeof *s);
+}
