@@ -101,36 +101,59 @@ int memz_parse_stat(const char *buf, size_t len, struct memz_pstat *out)
 	return 0;
 }
 
+/* Below this, v * 10 + 9 cannot overflow. */
+#define U64_TENTH (UINT64_MAX / 10 - 1)
+
+/*
+ * statm is parsed for every process every cycle, so it has a parser of its
+ * own: the rules of field_u64 (blanks before a number, a blank, newline or
+ * the end after it), but a comparison per digit instead of a division, and
+ * the page-size bound computed once.
+ */
 int memz_parse_statm(const char *buf, size_t len, uint64_t page_size,
 		     struct memz_statm *out)
 {
 	const char *s = buf, *end = buf + len;
-	unsigned long long v[7];
-	uint64_t b[7];
-	int i, rc;
+	uint64_t v[7], lim;
 
 	if (page_size == 0)
 		return -EINVAL;
-	for (i = 0; i < 7; i++) {
-		if (i > 0 && (s >= end || *s != ' '))
+	lim = UINT64_MAX / page_size;
+	for (int i = 0; i < 7; i++) {
+		const char *digits;
+		uint64_t x = 0;
+
+		if (i > 0) {
+			if (s >= end || *s != ' ')
+				return -EINVAL;
+			s++;
+		}
+		while (s < end && is_blank(*s))
+			s++;
+		for (digits = s; s < end && (unsigned)(*s - '0') <= 9; s++) {
+			unsigned d = (unsigned)(*s - '0');
+
+			if (x >= U64_TENTH && x > (UINT64_MAX - d) / 10)
+				return -ERANGE;
+			x = x * 10 + d;
+		}
+		if (s == digits ||
+		    (s < end && !is_blank(*s) && *s != '\n'))
 			return -EINVAL;
-		rc = field_u64(&s, end, &v[i]);
-		if (rc)
-			return rc;
-		if (v[i] > UINT64_MAX / page_size)
+		if (x > lim)
 			return -ERANGE;
-		b[i] = (uint64_t)v[i] * page_size;
+		v[i] = x;
 	}
 	if (s < end && *s == '\n')
 		s++;
 	if (s != end)
 		return -EINVAL;
 	/* size resident shared text lib data dt: lib and dt are always 0. */
-	out->size = b[0];
-	out->resident = b[1];
-	out->shared = b[2];
-	out->text = b[3];
-	out->data = b[5];
+	out->size = v[0] * page_size;
+	out->resident = v[1] * page_size;
+	out->shared = v[2] * page_size;
+	out->text = v[3] * page_size;
+	out->data = v[5] * page_size;
 	return 0;
 }
 

@@ -152,6 +152,25 @@ static void test_statm(void)
 		  -ERANGE);
 	/* len bounds it: the 7th number is cut off */
 	CHECK_INT(memz_parse_statm("1 2 3 4 0 5 0\n", 11, 4096, &m), -EINVAL);
+	/* the 64-bit edge, digit by digit: the largest value passes, one
+	 * more overflows, leading zeros are no overflow */
+	CHECK_INT(memz_parse_statm("18446744073709551615 0 0 0 0 0 0", 32, 1, &m),
+		  0);
+	CHECK_U64(m.size, UINT64_MAX);
+	CHECK_INT(memz_parse_statm("18446744073709551616 0 0 0 0 0 0", 32, 1, &m),
+		  -ERANGE);
+	CHECK_INT(memz_parse_statm("184467440737095516150 0 0 0 0 0 0", 33, 1, &m),
+		  -ERANGE);
+	CHECK_INT(memz_parse_statm("0000000000000000000000000007 1 1 1 0 1 0", 40,
+				   4096, &m), 0);
+	CHECK_U64(m.size, 7 * 4096ULL);
+	/* blanks before a number are allowed, a blank after the last is not */
+	CHECK_INT(memz_parse_statm("1 \t2 3 4 0 5 0\n", 15, 4096, &m), 0);
+	CHECK_U64(m.resident, 2 * 4096ULL);
+	CHECK_INT(memz_parse_statm("1 2 3 4 0 5 0 \n", 15, 4096, &m), -EINVAL);
+	CHECK_INT(memz_parse_statm("1\t2 3 4 0 5 0\n", 14, 4096, &m), -EINVAL);
+	CHECK_INT(memz_parse_statm("1 2 3 4 0 5 -0\n", 15, 4096, &m), -EINVAL);
+	CHECK_INT(memz_parse_statm("1 2 3 4 0 5 0\n\n", 15, 4096, &m), -EINVAL);
 }
 
 static const char status_user[] =
