@@ -155,6 +155,29 @@ static bool prior_peak(const struct memz_detector *d, double t, double *peak)
 	return any;
 }
 
+/*
+ * An idle process pushes the same value cycle after cycle. Once the ring
+ * holds nothing else, the fit is known without computing it: the mean of up
+ * to 32 equal floats is exactly that float (their sums are exact in a
+ * double), so every deviation, the covariance and the slope are +0 and R²
+ * is 0; with times that differ the fit exists. From such a fit
+ * assess_short concludes: no leak, rate and R² 0, m samples.
+ */
+static bool flat_ring(struct memz_detector *d, unsigned start)
+{
+	unsigned m = d->rcount, last = (start + m - 1) % MEMZ_DET_RING;
+	float y = d->rv[0];
+
+	if (d->rt[start] == d->rt[last])
+		return false;
+	/* ring slots 0..m-1 are the live ones, full or not */
+	for (unsigned k = 1; k < m; k++)
+		if (d->rv[k] != y)
+			return false;
+	d->short_leak = false;
+	return true;
+}
+
 static void assess_short(struct memz_detector *d, const struct memz_settings *s,
 			 struct memz_verdict *v)
 {
@@ -171,6 +194,10 @@ static void assess_short(struct memz_detector *d, const struct memz_settings *s,
 	if (m < 2)
 		return;
 	start = m == MEMZ_DET_RING ? d->rhead : 0;
+	if (flat_ring(d, start)) {
+		v->samples = m;
+		return;
+	}
 	for (unsigned i = 0; i < m; i++) {
 		unsigned k = (start + i) % MEMZ_DET_RING;
 		x[i] = d->rt[k];

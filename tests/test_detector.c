@@ -325,6 +325,51 @@ static void verdict_fields(void)
 }
 
 /*
+ * An idle process: the same value pushed over and over, before and after the
+ * ring holds nothing else (then the fit is not computed), gives the verdict
+ * of a level fit; a leak that goes flat clears, and a change ends the flat
+ * stretch.
+ */
+static void flat(void)
+{
+	struct memz_settings s;
+	struct memz_detector d;
+	int cleared = 0;
+
+	memz_settings_init(&s);
+	memz_detector_init(&d);
+	for (int i = 0; i < 3 * MEMZ_DET_RING; i++) {
+		memz_detector_push(&d, &s, i, 300 * MiB);
+		CHECK(!d.verdict.leak);
+		CHECK_INT(d.verdict.horizon, MEMZ_HORIZON_SHORT);
+		CHECK_INT(d.verdict.samples,
+			  i + 1 < MEMZ_DET_RING ? (i > 0 ? i + 1 : 0)
+						: MEMZ_DET_RING);
+		CHECK_NEAR(d.verdict.rate_bps, 0, 0);
+		CHECK_NEAR(d.verdict.r2, 0, 0);
+		CHECK_INT(d.verdict.confidence, 0);
+	}
+	/* a value and its time repeated: no fit, no samples */
+	memz_detector_init(&d);
+	for (int i = 0; i < 4; i++)
+		memz_detector_push(&d, &s, 5, 300 * MiB);
+	CHECK_INT(d.verdict.samples, 0);
+
+	memz_detector_init(&d);
+	for (int i = 0; i < 60; i++)
+		memz_detector_push(&d, &s, i, 300 * MiB + 1 * MiB * i);
+	CHECK(d.verdict.leak);
+	for (int i = 60; i < 60 + 2 * MEMZ_DET_RING; i++)
+		cleared += memz_detector_push(&d, &s, i, 360 * MiB);
+	CHECK_INT(cleared, 1);
+	CHECK(!d.verdict.leak);
+	CHECK_NEAR(d.verdict.rate_bps, 0, 0);
+	CHECK_INT(d.verdict.samples, MEMZ_DET_RING);
+	memz_detector_push(&d, &s, 200, 361 * MiB);
+	CHECK(d.verdict.rate_bps > 0);
+}
+
+/*
  * A group gaining a 50 MiB member every 5 s: with the joins rebased away
  * there is nothing to see; fed raw, the same totals are flagged.
  */
@@ -358,6 +403,7 @@ static void rebase(void)
 int main(void)
 {
 	verdict_fields();
+	flat();
 	rebase();
 	fprintf(stderr, "| series | cadence | want | first flag | samples | starts |\n");
 	flags();
