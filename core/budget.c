@@ -105,47 +105,127 @@ void memz_budget_order(struct memz_budget_cand *c, size_t n)
 		qsort(c, k, sizeof *c, by_urgency);
 }
 
+static void swap_cand(struct memz_budget_cand *a, struct memz_budget_cand *b)
+{
+	struct memz_budget_cand t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/* Restore the heap below h[i]: the most urgent at the root. */
+static void sift_down(struct memz_budget_cand *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+
+		if (l < n && by_urgency(&h[l], &h[m]) < 0)
+			m = l;
+		if (l + 1 < n && by_urgency(&h[l + 1], &h[m]) < 0)
+			m = l + 1;
+		if (m == i)
+			return;
+		swap_cand(&h[i], &h[m]);
+		i = m;
+	}
+}
+
+struct pass {
+	struct memz_budget *b;
+	int (*read)(void *ctx, struct memz_budget_cand *c, double *cost);
+	void *ctx;
+	struct memz_budget_result *res;
+	bool blocked;
+};
+
+/* Read c or put it off, by the rules in budget.h. */
+static void consider(struct pass *ps, struct memz_budget_cand *c)
+{
+	struct memz_budget *b = ps->b;
+	double cost = 0;
+
+	/* refreshes of unchanged processes draw on their own share too, so
+	 * an idle machine costs a fraction of the budget */
+	if (c->need == MEMZ_NEED_REFRESH && c->cost > b->refresh_tokens) {
+		ps->res->deferred++;
+		return;
+	}
+	if (c->need != MEMZ_NEED_MUST) {
+		if (!ps->blocked && c->cost > b->tokens && c->cost <= b->cap)
+			ps->blocked = true;
+		if (ps->blocked || c->cost > b->tokens) {
+			ps->res->deferred++;
+			return;
+		}
+	}
+	if (!ps->read(ps->ctx, c, &cost))
+		ps->res->reads++;
+	if (cost > 0) {
+		if (c->need == MEMZ_NEED_REFRESH)
+			b->refresh_tokens -= cost;
+		memz_budget_charge(b, cost);
+		ps->res->spent += cost;
+	}
+}
+
+/*
+ * On an idle machine nearly every process is due a refresh and the share
+ * affords a few of them a cycle, so the refreshes are not sorted: a heap
+ * gives them most urgent first, as sorting would (by_urgency is a total
+ * order), and is popped only while one could still be read. The share and
+ * the bucket only shrink while reading, so once both rule out even the
+ * cheapest refresh, or the optional reads are blocked, the rest would all
+ * be deferred.
+ */
+static void refreshes(struct pass *ps, struct memz_budget_cand *h, size_t n)
+{
+	double cheapest = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || h[i].cost < cheapest)
+			cheapest = h[i].cost;
+	for (size_t i = n / 2; i-- > 0;)
+		sift_down(h, n, i);
+	while (n) {
+		if (ps->blocked || cheapest > ps->b->refresh_tokens ||
+		    cheapest > ps->b->tokens) {
+			ps->res->deferred += n;
+			return;
+		}
+		swap_cand(&h[0], &h[--n]);
+		sift_down(h, n, 0);
+		consider(ps, &h[n]);
+	}
+}
+
 void memz_budget_schedule(struct memz_budget *b, struct memz_budget_cand *c,
 			  size_t n,
 			  int (*read)(void *ctx, struct memz_budget_cand *c,
 				      double *cost),
 			  void *ctx, struct memz_budget_result *res)
 {
-	bool blocked = false;
+	struct pass ps = { b, read, ctx, res, false };
+	size_t k = 0, r;
 
 	res->reads = res->skipped = res->deferred = 0;
 	res->spent = 0;
-	memz_budget_order(c, n);
+	/* [needed before refreshes, sorted] [refreshes] [NONE] */
 	for (size_t i = 0; i < n; i++) {
-		double cost = 0;
-
 		if (c[i].need == MEMZ_NEED_NONE) {
 			res->skipped++;
 			continue;
 		}
-		/* refreshes of unchanged processes draw on their own share
-		 * too, so an idle machine costs a fraction of the budget */
-		if (c[i].need == MEMZ_NEED_REFRESH &&
-		    c[i].cost > b->refresh_tokens) {
-			res->deferred++;
-			continue;
-		}
-		if (c[i].need != MEMZ_NEED_MUST) {
-			if (!blocked && c[i].cost > b->tokens &&
-			    c[i].cost <= b->cap)
-				blocked = true;
-			if (blocked || c[i].cost > b->tokens) {
-				res->deferred++;
-				continue;
-			}
-		}
-		if (!read(ctx, &c[i], &cost))
-			res->reads++;
-		if (cost > 0) {
-			if (c[i].need == MEMZ_NEED_REFRESH)
-				b->refresh_tokens -= cost;
-			memz_budget_charge(b, cost);
-			res->spent += cost;
-		}
+		if (i != k)
+			swap_cand(&c[k], &c[i]);
+		k++;
 	}
+	r = k;
+	for (size_t i = k; i-- > 0;)
+		if (c[i].need == MEMZ_NEED_REFRESH && i != --r)
+			swap_cand(&c[r], &c[i]);
+	if (r > 1)
+		qsort(c, r, sizeof *c, by_urgency);
+	for (size_t i = 0; i < r; i++)
+		consider(&ps, &c[i]);
+	refreshes(&ps, c + r, k - r);
 }

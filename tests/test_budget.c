@@ -729,6 +729,40 @@ static void fds_exhausted(void)
 	memz_sampler_free(&s);
 }
 
+/* A thousand refreshes and a share for five: the five most urgent, in
+ * order; a dear one that does not fit lets a cheaper one behind it in. */
+static void many_refreshes(void)
+{
+	static struct fake f[1000];
+	static struct memz_budget_cand c[1000];
+	struct memz_budget_result res;
+	struct sim sm;
+
+	memset(f, 0, sizeof f);
+	memset(&sm, 0, sizeof sm);
+	memz_budget_init(&sm.b, 1.0);
+	memz_budget_refill(&sm.b, 0);
+	memz_budget_refill(&sm.b, 100);
+	sm.b.refresh_tokens = 5.5e-4;
+	for (int i = 0; i < 1000; i++) {
+		f[i].pid = 1000 + i;
+		f[i].cost = 1e-4;
+		c[i].ref = &f[i];
+		c[i].need = MEMZ_NEED_REFRESH;
+		c[i].cost = 1e-4;
+		c[i].age = (double)((i * 337) % 1000) / 10; /* a permutation */
+		c[i].key = f[i].pid;
+	}
+	c[3].cost = f[3].cost = 6e-4; /* the most urgent, and too dear */
+	c[3].age = 1000;
+	memz_budget_schedule(&sm.b, c, 1000, fake_read, &sm, &res);
+	CHECK_INT(res.reads, 5);
+	CHECK_INT(res.deferred, 995);
+	CHECK_INT(sm.n_order, 5);
+	for (int k = 0; k < 5; k++) /* ages 99.9, 99.8, ...; 273 inverts 337 */
+		CHECK_INT(sm.order[k], 1000 + ((999 - k) * 273) % 1000);
+}
+
 int main(void)
 {
 	need_classes();
@@ -739,6 +773,7 @@ int main(void)
 	stale_spread();
 	bucket_numbers_reanchor();
 	refresh_share();
+	many_refreshes();
 	rebase_at_exact();
 	live_same_latency();
 	fds_exhausted();
