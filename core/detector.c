@@ -166,14 +166,14 @@ static bool prior_peak(const struct memz_detector *d, double t, double *peak)
 static bool flat_ring(struct memz_detector *d, unsigned start)
 {
 	unsigned m = d->rcount, last = (start + m - 1) % MEMZ_DET_RING;
-	float y = d->rv[0];
 
 	if (d->rt[start] == d->rt[last])
 		return false;
-	/* ring slots 0..m-1 are the live ones, full or not */
-	for (unsigned k = 1; k < m; k++)
-		if (d->rv[k] != y)
-			return false;
+	/* ring slots 0..m-1 are the live ones, full or not; equal bytes are
+	 * equal values (no value is NaN: bytes and base are finite), and a
+	 * +0 next to a -0 merely takes the long way */
+	if (memcmp(&d->rv[0], &d->rv[1], (m - 1) * sizeof d->rv[0]))
+		return false;
 	d->short_leak = false;
 	return true;
 }
