@@ -4,9 +4,14 @@ libmemz_la_SOURCES += include/memz/budget.h core/budget.c
 UNIT_TESTS += tests/test_budget
 check_PROGRAMS += tests/test_budget
 tests_test_budget_SOURCES = tests/test_budget.c tests/check.h
-tests_test_budget_CPPFLAGS = $(AM_CPPFLAGS) \
-	-DMEMZ_FIXTURES='"$(abs_top_srcdir)/tests/fixtures"'
 tests_test_budget_LDADD = libmemz.la
+
+UNIT_TESTS += tests/test_budget_live
+check_PROGRAMS += tests/test_budget_live
+tests_test_budget_live_SOURCES = tests/test_budget_live.c tests/check.h
+tests_test_budget_live_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DMEMZ_FIXTURES='"$(abs_top_srcdir)/tests/fixtures"'
+tests_test_budget_live_LDADD = libmemz.la
 
 # benchmarks: `make bench` prints figures; nothing here is a test
 noinst_PROGRAMS += tests/bench_sampler tests/bench/procs tests/bench/reader

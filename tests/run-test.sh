@@ -5,7 +5,7 @@
 # leaking helper would hold another test's alarm up. The rest run in
 # parallel beside them.
 case "$(basename "$1")" in
-it_*.sh | test_cli.sh | test_budget)
+it_*.sh | test_cli.sh | test_budget_live)
 	lock="flock ${top_builddir:-.}/.integration.lock" ;;
 *)
 	lock="" ;;

@@ -400,8 +400,43 @@ static void rebase(void)
 	CHECK_NEAR(based.base, 0, 0);
 }
 
+/* ---- the detector's 16-bit bucket numbers (detector.h): a history of
+ * 70,000 buckets, past where they would overflow, gives the verdict a fresh
+ * detector gives on the same recent samples ---- */
+
+static double reanchor_series(double t)
+{
+	return 100.0 * MiB + (t > 69500 ? (t - 69500) * 8192.0 : 0);
+}
+
+static void bucket_numbers_reanchor(void)
+{
+	struct memz_settings set;
+	struct memz_detector *old = calloc(1, sizeof *old);
+	struct memz_detector *fresh = calloc(1, sizeof *fresh);
+
+	memz_settings_init(&set);
+	CHECK_INT(memz_settings_set(&set, "LeakBucket", "1", NULL, 0), 0);
+	CHECK_INT(memz_settings_set(&set, "LeakLongHorizon", "64", NULL, 0), 0);
+	memz_detector_init(old);
+	memz_detector_init(fresh);
+	for (int t = 0; t <= 70000; t++) {
+		memz_detector_push(old, &set, t, reanchor_series(t));
+		if (t >= 69000)
+			memz_detector_push(fresh, &set, t, reanchor_series(t));
+	}
+	CHECK(fresh->verdict.leak);
+	CHECK(old->verdict.leak);
+	CHECK_INT(old->verdict.horizon, fresh->verdict.horizon);
+	CHECK_NEAR(old->verdict.rate_bps, fresh->verdict.rate_bps, 1.0);
+	CHECK_NEAR(old->verdict.rate_bps, 8192, 100);
+	free(old);
+	free(fresh);
+}
+
 int main(void)
 {
+	bucket_numbers_reanchor();
 	verdict_fields();
 	flat();
 	rebase();
