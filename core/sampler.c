@@ -162,37 +162,12 @@ const struct memz_allocator *memz_sampler_allocator(const struct memz_sampler *s
 	return s->a;
 }
 
-/* Read "PID/name" below ProcRoot into s->buf. */
-static int read_pidfile(struct memz_sampler *s, int pid, const char *name,
-			size_t *len)
-{
-	char path[64];
-
-	snprintf(path, sizeof path, "%d/%s", pid, name);
-	s->st->files_read++;
-	s->st->files_opened++;
-	return memz_read_file_at(s->proc_fd, path, s->buf, sizeof s->buf, len);
-}
-
-static int open_pidfile(struct memz_sampler *s, int pid, const char *name)
-{
-	char path[64];
-
-	snprintf(path, sizeof path, "%d/%s", pid, name);
-	s->st->files_opened++;
-	return memz_open_at(s->proc_fd, path);
-}
-
-static bool vanished(int rc)
-{
-	return rc == -ENOENT || rc == -ESRCH;
-}
-
 /*
- * A kept fd's file again, for statm and smaps_rollup: each is one record the
- * kernel formats whole on every read from offset 0 (single_open), so a read
- * that leaves the buffer room has all of it. memz_pread_file's second read,
- * to see the end, would be one more system call per process per cycle.
+ * Every file read here but smaps (stat, statm, status, smaps_rollup,
+ * oom_score_adj, cgroup) is one record the kernel formats whole on a read
+ * from offset 0 (single_open), so a read that leaves the buffer room has all
+ * of it. memz_pread_file's second read, to see the end, would be one more
+ * system call per file: per process per cycle for the kept statm fds.
  */
 static int pread_record(struct memz_sampler *s, int fd, size_t *len)
 {
@@ -209,6 +184,39 @@ static int pread_record(struct memz_sampler *s, int fd, size_t *len)
 	s->buf[n] = '\0';
 	*len = (size_t)n;
 	return 0;
+}
+
+/* Read "PID/name" below ProcRoot into s->buf. */
+static int read_pidfile(struct memz_sampler *s, int pid, const char *name,
+			size_t *len)
+{
+	char path[64];
+	int fd, rc;
+
+	snprintf(path, sizeof path, "%d/%s", pid, name);
+	s->st->files_opened++;
+	fd = memz_open_at(s->proc_fd, path);
+	if (fd < 0) {
+		s->st->files_read++;
+		return fd;
+	}
+	rc = pread_record(s, fd, len);
+	close(fd);
+	return rc;
+}
+
+static int open_pidfile(struct memz_sampler *s, int pid, const char *name)
+{
+	char path[64];
+
+	snprintf(path, sizeof path, "%d/%s", pid, name);
+	s->st->files_opened++;
+	return memz_open_at(s->proc_fd, path);
+}
+
+static bool vanished(int rc)
+{
+	return rc == -ENOENT || rc == -ESRCH;
 }
 
 /* statm as the file has it, in pages. */
