@@ -162,13 +162,10 @@ const struct memz_allocator *memz_sampler_allocator(const struct memz_sampler *s
 	return s->a;
 }
 
-/*
- * Every file read here but smaps (stat, statm, status, smaps_rollup,
- * oom_score_adj, cgroup) is one record the kernel formats whole on a read
- * from offset 0 (single_open), so a read that leaves the buffer room has all
- * of it. memz_pread_file's second read, to see the end, would be one more
- * system call per file: per process per cycle for the kept statm fds.
- */
+/* Every file read here but smaps is one record the kernel formats whole
+ * (single_open), so a read that leaves the buffer room has all of it; a
+ * second read to see the end would cost a system call per process per
+ * cycle for the kept statm fds. */
 static int pread_record(struct memz_sampler *s, int fd, size_t *len)
 {
 	ssize_t n;
@@ -179,7 +176,7 @@ static int pread_record(struct memz_sampler *s, int fd, size_t *len)
 	} while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return -errno;
-	if ((size_t)n == sizeof s->buf - 1) /* not one short record: all of it */
+	if ((size_t)n == sizeof s->buf - 1) /* not one short record */
 		return memz_pread_file(fd, s->buf, sizeof s->buf, len);
 	s->buf[n] = '\0';
 	*len = (size_t)n;
@@ -226,11 +223,10 @@ static int read_statm(struct memz_sampler *s, struct memz_proc *p,
 	size_t len;
 	int rc;
 
-	if (p->statm_fd >= 0) {
+	if (p->statm_fd >= 0)
 		rc = pread_record(s, p->statm_fd, &len);
-	} else {
+	else
 		rc = read_pidfile(s, p->pid, "statm", &len);
-	}
 	if (rc)
 		return rc;
 	return memz_parse_statm(s->buf, len, 1, out);
