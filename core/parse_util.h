@@ -37,11 +37,15 @@ static inline const char *mz_skip_blanks(const char *s, const char *end)
 	return s;
 }
 
-/* Does [s, e) equal the NUL-terminated word w? */
+/* Does [s, e) equal the NUL-terminated word w? Key lookups try every key
+ * on every line, so a different first character answers before strlen. */
 static inline bool mz_eq(const char *s, const char *e, const char *w)
 {
-	size_t n = strlen(w);
+	size_t n;
 
+	if (s < e && *s != *w)
+		return false;
+	n = strlen(w);
 	return (size_t)(e - s) == n && memcmp(s, w, n) == 0;
 }
 
