@@ -552,8 +552,16 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 	return 0;
 }
 
+/* Siblings are mostly listed one after another and share their ancestry,
+ * so the last lookup of each of the first levels up is remembered: the
+ * table does not change meanwhile. */
+#define ANCESTRY_CACHE 4
+
 static void subtree_totals(struct memz_table *t, struct memz_table_view *v)
 {
+	int cpid[ANCESTRY_CACHE] = { 0 };
+	struct memz_proc *cp[ANCESTRY_CACHE] = { NULL };
+
 	for (size_t i = 0; i < v->n_procs; i++) {
 		v->procs[i]->subtree_pss = v->procs[i]->mem.pss;
 		v->procs[i]->descendants = 0;
@@ -562,9 +570,19 @@ static void subtree_totals(struct memz_table *t, struct memz_table_view *v)
 		struct memz_proc *p = v->procs[i], *a = p;
 		/* bounded: a pid tree is never deeper than the table */
 		for (size_t depth = 0; depth < v->n_procs; depth++) {
-			if (a->ppid <= 0 || a->ppid == a->pid)
+			int ppid = a->ppid;
+
+			if (ppid <= 0 || ppid == a->pid)
 				break;
-			a = memz_table_find(t, a->ppid);
+			if (depth < ANCESTRY_CACHE && cpid[depth] == ppid) {
+				a = cp[depth];
+			} else {
+				a = memz_table_find(t, ppid);
+				if (depth < ANCESTRY_CACHE) {
+					cpid[depth] = ppid;
+					cp[depth] = a;
+				}
+			}
 			if (!a || !a->has_sample)
 				break;
 			a->subtree_pss += p->mem.pss;

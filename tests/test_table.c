@@ -301,6 +301,24 @@ static void subtree(void)
 	CHECK_U64(init->subtree_pss, 15 * MiB);
 	CHECK_INT(init->descendants, 3);
 	CHECK_INT(c->descendants, 0);
+
+	/* siblings of two parents, in turns, and one whose parent is not
+	 * in the table: each counts up its own line only */
+	memz_table_begin(t, 1);
+	init = put(t, 1, 1, "init", 0, 1 * MiB);
+	a = put(t, 10, 1, "a", 1, 2 * MiB);
+	b = put(t, 11, 1, "b", 1, 4 * MiB);
+	for (int i = 0; i < 6; i++)
+		put(t, 20 + i, 1, "k", i % 2 ? 11 : 10, 16 * MiB);
+	put(t, 30, 1, "orphan", 99, 64 * MiB);
+	put(t, 31, 1, "k", 10, 16 * MiB);
+	memz_table_end(t, &v);
+	CHECK_U64(a->subtree_pss, 2 * MiB + 4 * 16 * MiB);
+	CHECK_U64(b->subtree_pss, 4 * MiB + 3 * 16 * MiB);
+	CHECK_INT(a->descendants, 4);
+	CHECK_INT(b->descendants, 3);
+	CHECK_U64(init->subtree_pss, 7 * MiB + 7 * 16 * MiB);
+	CHECK_INT(init->descendants, 9);
 	memz_table_free(&t);
 }
 
