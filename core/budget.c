@@ -84,27 +84,6 @@ static int by_urgency(const void *a, const void *b)
 	return (x->key > y->key) - (x->key < y->key);
 }
 
-/* Most cycles most processes need nothing (idle ones between refreshes):
- * they go to the end unsorted, so a cycle sorts only the few it reads. */
-void memz_budget_order(struct memz_budget_cand *c, size_t n)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (c[i].need == MEMZ_NEED_NONE)
-			continue;
-		if (i != k) {
-			struct memz_budget_cand t = c[k];
-
-			c[k] = c[i];
-			c[i] = t;
-		}
-		k++;
-	}
-	if (k > 1)
-		qsort(c, k, sizeof *c, by_urgency);
-}
-
 static void swap_cand(struct memz_budget_cand *a, struct memz_budget_cand *b)
 {
 	struct memz_budget_cand t = *a;

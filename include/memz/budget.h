@@ -95,12 +95,9 @@ enum memz_need memz_budget_need(bool has_exact, double age, double max_age,
 				bool changed, unsigned cycles_since_exact,
 				unsigned refresh_cycles);
 
-/* Sort candidates into the order they are considered in; NONE ones end
- * up last, in no particular order. */
-void memz_budget_order(struct memz_budget_cand *c, size_t n);
-
 /*
- * Order c[] and call read(ctx, &c[i], &cost) for every admitted candidate.
+ * Consider c[] most urgent first and call read(ctx, &c[i], &cost) for
+ * every admitted candidate. c[] is permuted on return, in no promised order.
  * read returns 0 when it read (cost is charged), or -errno when it could not
  * (cost, if set, is charged too: a refused read costs little, but not
  * nothing). Candidates not admitted are counted as skipped (NONE) or
