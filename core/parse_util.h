@@ -126,4 +126,26 @@ static inline int mz_parse_key_line(const struct mz_key *keys, size_t n,
 	return rc;
 }
 
+/* The rest of a file made only of "Key: N kB" lines (blank lines allowed):
+ * meminfo, smaps_rollup after its header. */
+static inline int mz_parse_key_lines(const char **p, const char *end,
+				     const struct mz_key *keys, size_t n,
+				     void *base, unsigned *seen)
+{
+	const char *ls, *le, *colon;
+	int rc;
+
+	while (mz_next_line(p, end, &ls, &le)) {
+		if (ls == le)
+			continue;
+		colon = memchr(ls, ':', (size_t)(le - ls));
+		if (!colon)
+			return -EINVAL;
+		rc = mz_parse_key_line(keys, n, base, ls, colon, le, seen);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 #endif

@@ -246,24 +246,14 @@ int memz_parse_rollup(const char *buf, size_t len, struct memz_rollup *out)
 	const char *p = buf, *end = buf + len, *ls, *le;
 	struct memz_rollup r;
 	unsigned seen = 0;
+	int rc;
 
 	if (!mz_next_line(&p, end, &ls, &le) || !is_map_header(ls, le))
 		return -EINVAL;
 	memset(&r, 0, sizeof(r));
-	while (mz_next_line(&p, end, &ls, &le)) {
-		const char *colon;
-		int rc;
-
-		if (ls == le)
-			continue;
-		colon = memchr(ls, ':', (size_t)(le - ls));
-		if (!colon)
-			return -EINVAL;
-		rc = mz_parse_key_line(rollup_keys, N_ROLLUP_KEYS, &r, ls, colon, le,
-				       &seen);
-		if (rc)
-			return rc;
-	}
+	rc = mz_parse_key_lines(&p, end, rollup_keys, N_ROLLUP_KEYS, &r, &seen);
+	if (rc)
+		return rc;
 	if ((seen & 3u) != 3u)
 		return -EINVAL;
 	/* Pss_Anon, Pss_File and Pss_Shmem came in one kernel release: some

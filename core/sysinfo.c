@@ -30,25 +30,15 @@ static const struct mz_key meminfo_keys[] = {
 
 int memz_parse_meminfo(const char *buf, size_t len, struct memz_meminfo *out)
 {
-	const char *p = buf, *end = buf + len, *ls, *le;
+	const char *p = buf, *end = buf + len;
 	struct memz_meminfo m;
 	unsigned seen = 0;
+	int rc;
 
 	memset(&m, 0, sizeof(m));
-	while (mz_next_line(&p, end, &ls, &le)) {
-		const char *colon;
-		int rc;
-
-		if (ls == le)
-			continue;
-		colon = memchr(ls, ':', (size_t)(le - ls));
-		if (!colon)
-			return -EINVAL;
-		rc = mz_parse_key_line(meminfo_keys, N_MEMINFO_KEYS, &m, ls, colon, le,
-				       &seen);
-		if (rc)
-			return rc;
-	}
+	rc = mz_parse_key_lines(&p, end, meminfo_keys, N_MEMINFO_KEYS, &m, &seen);
+	if (rc)
+		return rc;
 	if ((seen & MEMINFO_REQUIRED) != MEMINFO_REQUIRED)
 		return -EINVAL;
 	m.has_mem_available = seen & (1u << 6);
