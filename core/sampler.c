@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "memz/budget.h"
+#include "memz/pidwatch.h"
 #include "memz/procfs.h"
 #include "memz/readbuf.h"
 #include "memz/sampler.h"
@@ -29,12 +30,19 @@
  * cycles is closed. */
 #define ROLLUP_FD_IDLE_CYCLES 3
 
+/* While no pid was handed out, the table already holds every process and
+ * /proc is not listed (pidwatch.h); it still is once in this many cycles,
+ * so a process the watch missed for a reason not thought of waits at most
+ * this long. */
+#define LIST_PROC_CYCLES 16
+
 struct memz_sampler {
 	struct memz_settings s;
 	const struct memz_allocator *a;
 	struct memz_table *table;
 	struct memz_sysfiles sys;
 	struct memz_pace pace;
+	struct memz_pidwatch pids;
 	int proc_fd;
 	DIR *dir;
 	uint64_t page_size;
@@ -104,6 +112,7 @@ int memz_sampler_new(struct memz_sampler **out, const struct memz_settings *set,
 	s->page_size = ps > 0 ? (uint64_t)ps : 4096;
 	memz_sysfiles_init(&s->sys);
 	memz_pace_init(&s->pace);
+	memz_pidwatch_init(&s->pids);
 	memz_budget_init(&s->budget, set->cpu_budget);
 	s->fd_budget = set->max_open_files;
 	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
@@ -127,6 +136,9 @@ int memz_sampler_new(struct memz_sampler **out, const struct memz_settings *set,
 		rc = -errno;
 		goto fail;
 	}
+	rc = memz_pidwatch_open(&s->pids, s->proc_fd);
+	if (rc)
+		goto fail;
 	*out = s;
 	return 0;
 fail:
@@ -142,6 +154,7 @@ void memz_sampler_free(struct memz_sampler **sp)
 		return;
 	memz_table_free(&s->table);
 	memz_sysfiles_release(&s->sys);
+	memz_pidwatch_release(&s->pids);
 	if (s->dir)
 		closedir(s->dir);
 	if (s->proc_fd >= 0)
@@ -578,42 +591,78 @@ static int parse_pid(const char *name)
 	return v > 0 ? (int)v : -1;
 }
 
-static int sample_processes(struct memz_sampler *s, double now)
+/* Probe one process and make it a candidate for an exact read. */
+static int visit(struct memz_sampler *s, int pid, double now, size_t *n)
 {
-	struct dirent *de;
-	size_t n = 0;
+	struct memz_proc *p = probe(s, pid);
+	struct memz_budget_cand *c;
 
+	if (!p)
+		return 0;
+	if (p->kernel_thread) {
+		s->st->kernel_threads++;
+		return 0;
+	}
+	if (p->no_access) {
+		p->denied = true;
+		s->st->denied++;
+		return 0;
+	}
+	if (memz_grow(s->a, &s->cand, &s->cap_cand, *n + 1, sizeof *s->cand))
+		return -ENOMEM;
+	c = &s->cand[(*n)++];
+	c->ref = p;
+	c->need = memz_budget_need(p->has_exact, now - p->exact_t,
+				   s->s.pss_max_age, statm_changed(p),
+				   p->cycles_since_exact,
+				   (unsigned)s->s.pss_refresh_cycles);
+	c->cost = est_cost(p, s->page_size);
+	c->age = p->has_exact ? now - p->exact_t : 0;
+	c->key = p->pid;
+	return 0;
+}
+
+/* Every process: from a listing of /proc, or, while no pid was handed out
+ * since the last cycle, from the table (a process that exited fails its
+ * probe either way). The watch is asked every cycle so that it compares
+ * consecutive cycles. */
+static int visit_all(struct memz_sampler *s, double now, size_t *n)
+{
+	bool changed = memz_pidwatch_changed(&s->pids);
+	struct dirent *de;
+	struct memz_proc *p, *next;
+	int rc;
+
+	if (!changed && s->cycle % LIST_PROC_CYCLES != 0) {
+		for (p = memz_table_first(s->table); p; p = next) {
+			next = memz_table_next(p);
+			rc = visit(s, p->pid, now, n);
+			if (rc)
+				return rc;
+		}
+		return 0;
+	}
+	s->st->listed = true;
 	rewinddir(s->dir);
 	while ((de = readdir(s->dir))) {
 		int pid = parse_pid(de->d_name);
-		struct memz_proc *p;
 
 		if (pid < 0)
 			continue;
-		p = probe(s, pid);
-		if (!p)
-			continue;
-		if (p->kernel_thread) {
-			s->st->kernel_threads++;
-			continue;
-		}
-		if (p->no_access) {
-			p->denied = true;
-			s->st->denied++;
-			continue;
-		}
-		if (memz_grow(s->a, &s->cand, &s->cap_cand, n + 1, sizeof *s->cand))
-			return -ENOMEM;
-		s->cand[n].ref = p;
-		s->cand[n].need = memz_budget_need(
-			p->has_exact, now - p->exact_t, s->s.pss_max_age,
-			statm_changed(p), p->cycles_since_exact,
-			(unsigned)s->s.pss_refresh_cycles);
-		s->cand[n].cost = est_cost(p, s->page_size);
-		s->cand[n].age = p->has_exact ? now - p->exact_t : 0;
-		s->cand[n].key = p->pid;
-		n++;
+		rc = visit(s, pid, now, n);
+		if (rc)
+			return rc;
 	}
+	return 0;
+}
+
+static int sample_processes(struct memz_sampler *s, double now)
+{
+	size_t n = 0;
+	int rc = visit_all(s, now, &n);
+
+	if (rc)
+		return rc;
 	schedule_exact(s, n);
 	for (size_t i = 0; i < n; i++) {
 		struct memz_proc *p = s->cand[i].ref;

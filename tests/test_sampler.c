@@ -192,6 +192,94 @@ static void fixture_pid_reuse(void)
 	CHECK_INT(system(to), 0);
 }
 
+/* Rewrite tmp/rel in place: the sampler keeps some files open. */
+static void put_file(const char *tmp, const char *rel, const char *text)
+{
+	char path[1200];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", tmp, rel);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs(text, f);
+	fclose(f);
+}
+
+/* /proc is listed only when a pid was handed out (the last pid in loadavg
+ * moved), or once in 16 cycles. A process directory that appears without
+ * that shows the table being walked instead: it is not seen until the
+ * loadavg moves or the sixteenth cycle. */
+static void fixture_listing(void)
+{
+	char tmp[] = "/tmp/memz-listing.XXXXXX", from[1024], to[1100], cmd[4096];
+	char root[1200];
+	struct memz_settings set;
+	struct memz_sampler *s;
+	struct memz_snapshot snap;
+	size_t n1;
+	int cycle;
+
+	if (!mkdtemp(tmp)) {
+		CHECK(0);
+		return;
+	}
+	snprintf(to, sizeof to, "%s/t", tmp);
+	snprintf(from, sizeof from, "%s/tree1", MEMZ_FIXTURES);
+	CHECK_INT(copy_tree(from, to), 0);
+	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/100 500\n");
+	snprintf(cmd, sizeof cmd, "ln -s %ld '%s/proc/self'", (long)getpid(), to);
+	CHECK_INT(system(cmd), 0);
+	memz_settings_init(&set);
+	snprintf(root, sizeof root, "%s/proc", to);
+	memz_settings_set(&set, "ProcRoot", root, NULL, 0);
+	snprintf(root, sizeof root, "%s/sys", to);
+	memz_settings_set(&set, "SysRoot", root, NULL, 0);
+	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
+	if (!s)
+		return;
+	memz_snapshot_init(&snap);
+
+	CHECK_INT(memz_sampler_run(s, 1.0, &snap), 0);
+	CHECK(snap.stats.listed);
+	n1 = snap.view.n_procs;
+	CHECK(n1 > 0 && !find_pid(&snap, 700));
+	CHECK_INT(memz_sampler_run(s, 2.0, &snap), 0);
+	CHECK(!snap.stats.listed);
+	CHECK_INT(snap.view.n_procs, n1); /* the walk probes every one */
+	CHECK_INT(snap.stats.vanished, 0);
+
+	snprintf(cmd, sizeof cmd, "cp -a '%s/proc/300' '%s/proc/700'", to, to);
+	CHECK_INT(system(cmd), 0);
+	CHECK_INT(memz_sampler_run(s, 3.0, &snap), 0);
+	CHECK(!snap.stats.listed);
+	CHECK(!find_pid(&snap, 700));
+	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/100 700\n");
+	CHECK_INT(memz_sampler_run(s, 4.0, &snap), 0);
+	CHECK(snap.stats.listed);
+	CHECK(find_pid(&snap, 700) != NULL);
+	CHECK_INT(snap.stats.new_procs, 1);
+	CHECK_INT(snap.view.n_procs, n1 + 1);
+
+	/* the safety net: listed on cycle 16 whatever loadavg says */
+	snprintf(cmd, sizeof cmd, "cp -a '%s/proc/300' '%s/proc/701'", to, to);
+	CHECK_INT(system(cmd), 0);
+	for (cycle = 5; cycle < 16; cycle++) {
+		CHECK_INT(memz_sampler_run(s, cycle, &snap), 0);
+		CHECK(!snap.stats.listed);
+		CHECK(!find_pid(&snap, 701));
+	}
+	CHECK_INT(memz_sampler_run(s, 16.0, &snap), 0);
+	CHECK(snap.stats.listed);
+	CHECK(find_pid(&snap, 701) != NULL);
+
+	memz_snapshot_release(&snap, memz_allocator_libc());
+	memz_sampler_free(&s);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+	CHECK_INT(system(cmd), 0);
+}
+
 /* Old kernels: no smaps_rollup (smaps summed), no Pss_Anon (Anonymous),
  * and the snapshot says which was used. */
 static void fixture_old_kernels(void)
@@ -432,6 +520,56 @@ static void live(void)
 	memz_sampler_free(&s);
 }
 
+/* While the table is walked instead of /proc listed, a process that exits
+ * is still swept: its kept statm fd fails with ESRCH and its stat is gone.
+ * Whether a cycle walks depends on every other process on the machine not
+ * forking in between, so this tries until a walked cycle sees the exit,
+ * within a deadline, and says so when the machine never let it. */
+static void live_walk_sweeps(void)
+{
+	struct memz_settings set;
+	struct memz_sampler *s;
+	struct memz_snapshot snap;
+	double t = 1, deadline = memz_now() + 20;
+	bool done = false;
+
+	settings_for(&set, NULL);
+	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
+	if (!s)
+		return;
+	memz_snapshot_init(&snap);
+	while (!done && memz_now() < deadline) {
+		int ready = -1;
+		char ch;
+		pid_t child = spawn_toucher(MiB, &ready);
+		bool walked = false;
+
+		CHECK(child > 0);
+		if (child <= 0)
+			break;
+		CHECK_INT(read(ready, &ch, 1), 1);
+		close(ready);
+		/* until a walked cycle with the child in it */
+		while (!walked && memz_now() < deadline) {
+			CHECK_INT(memz_sampler_run(s, t++, &snap), 0);
+			walked = !snap.stats.listed && find_pid(&snap, child);
+		}
+		kill(child, SIGKILL);
+		waitpid(child, NULL, 0);
+		CHECK_INT(memz_sampler_run(s, t++, &snap), 0);
+		if (walked && !snap.stats.listed) {
+			CHECK(find_pid(&snap, child) == NULL);
+			CHECK(snap.stats.vanished >= 1);
+			done = true;
+		}
+	}
+	if (!done)
+		fprintf(stderr, "# live_walk_sweeps: a pid was handed out before "
+				"every walked cycle for 20 s; not checked\n");
+	memz_snapshot_release(&snap, memz_allocator_libc());
+	memz_sampler_free(&s);
+}
+
 /* Read system calls this process made so far (/proc/self/io), or -1. */
 static long syscr(int fd)
 {
@@ -570,10 +708,12 @@ int main(void)
 	fixture_real1();
 	fixture_tree1();
 	fixture_pid_reuse();
+	fixture_listing();
 	fixture_old_kernels();
 	fixture_edges();
 	fixture_unreadable();
 	live();
+	live_walk_sweeps();
 	kept_fd_one_read();
 	unprivileged();
 	return check_status();

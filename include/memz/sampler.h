@@ -9,11 +9,12 @@
  * the next memz_sampler_run() on the same sampler, or its free.
  *
  * Cost: every cycle reads statm of every process through a kept fd (the
- * cheap probe); smaps_rollup (the kernel walks page tables, ~12 ms per GiB
- * resident) is read only when the probe saw a change, when the last exact
- * read is PssRefreshCycles cycles old, or when it is PssMaxAge old, within a
- * CpuBudget of CPU time. Between exact reads a process's figures move with
- * what statm says changed.
+ * cheap probe), and lists /proc only when a pid was handed out since the
+ * last cycle (pidwatch.h). smaps_rollup (the kernel walks page tables,
+ * ~12 ms per GiB resident) is read only when the probe saw a change, when
+ * the last exact read is PssRefreshCycles cycles old, or when it is
+ * PssMaxAge old, within a CpuBudget of CPU time. Between exact reads a
+ * process's figures move with what statm says changed.
  */
 #ifndef MEMZ_SAMPLER_H
 #define MEMZ_SAMPLER_H
@@ -50,6 +51,7 @@ struct memz_cycle_stats {
 	unsigned open_fds;      /* kept across cycles */
 	unsigned fd_budget;     /* most it may keep: MaxOpenFiles within the fd limit */
 	double rollup_cpu_s;    /* CPU time the exact reads cost this cycle */
+	bool listed;            /* /proc was listed (else the table was walked) */
 	double budget_left_s;   /* CPU time the budget still holds */
 };
 

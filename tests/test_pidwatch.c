@@ -1,0 +1,178 @@
+/* The new-pid watch: the loadavg parser, when the watch turns itself on, and
+ * what it says on a fixture tree and on the live /proc. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "memz/pidwatch.h"
+
+static int parse(const char *s, int *out)
+{
+	*out = -1;
+	return memz_parse_loadavg_last_pid(s, strlen(s), out);
+}
+
+static void parser(void)
+{
+	int v;
+
+	CHECK_INT(parse("0.30 0.57 1.75 2/345 12345\n", &v), 0);
+	CHECK_INT(v, 12345);
+	CHECK_INT(parse("0.00 0.00 0.00 1/1 1", &v), 0);
+	CHECK_INT(v, 1);
+	CHECK_INT(parse("10.50 3.00 1.00 12/1024 4194304 \n", &v), 0);
+	CHECK_INT(v, 4194304);
+
+	CHECK_INT(parse("", &v), -EINVAL);
+	CHECK_INT(parse("\n", &v), -EINVAL);
+	CHECK_INT(parse("12345\n", &v), -EINVAL); /* no running/total before */
+	CHECK_INT(parse("0.30 0.57 1.75 2/345\n", &v), -EINVAL); /* no last pid: "2/345" is not a number */
+	CHECK_INT(parse("0.30 0.57 1.75 2/345 12x45\n", &v), -EINVAL);
+	CHECK_INT(parse("0.30 0.57 1.75 2/345 -1\n", &v), -EINVAL);
+	CHECK_INT(parse("0.30 0.57 1.75 2/345 99999999999\n", &v), -ERANGE);
+	CHECK_INT(parse("0.30 0.57 1.75 2/345 99999999999999999999999\n", &v),
+		  -ERANGE);
+	CHECK_INT(v, -1); /* untouched on error */
+}
+
+static char tmp[] = "/tmp/memz-pidwatch.XXXXXX";
+
+static void put(const char *name, const char *text)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", tmp, name);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs(text, f);
+	fclose(f);
+}
+
+static void self_link(long pid)
+{
+	char path[256], target[32];
+
+	snprintf(path, sizeof path, "%s/self", tmp);
+	unlink(path);
+	snprintf(target, sizeof target, "%ld", pid);
+	CHECK_INT(symlink(target, path), 0);
+}
+
+/* Open a watch on tmp, as the sampler does with ProcRoot. */
+static void open_watch(struct memz_pidwatch *w)
+{
+	int dfd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	CHECK(dfd >= 0);
+	memz_pidwatch_init(w);
+	CHECK_INT(memz_pidwatch_open(w, dfd), 0);
+	close(dfd);
+}
+
+static void fixture(void)
+{
+	struct memz_pidwatch w;
+
+	if (!mkdtemp(tmp)) {
+		CHECK(0);
+		return;
+	}
+	/* off: always "changed" */
+	open_watch(&w); /* no self, no loadavg */
+	CHECK(!memz_pidwatch_on(&w));
+	CHECK(memz_pidwatch_changed(&w));
+	CHECK(memz_pidwatch_changed(&w));
+	memz_pidwatch_release(&w);
+
+	put("loadavg", "0.00 0.00 0.00 1/100 500\n");
+	open_watch(&w); /* loadavg but no self: another namespace's, maybe */
+	CHECK(!memz_pidwatch_on(&w));
+	memz_pidwatch_release(&w);
+
+	self_link((long)getpid() + 1); /* not us: another namespace */
+	open_watch(&w);
+	CHECK(!memz_pidwatch_on(&w));
+	CHECK(memz_pidwatch_changed(&w));
+	memz_pidwatch_release(&w);
+
+	self_link((long)getpid());
+	put("loadavg", "0.00 0.00 0.00 1/100 0\n"); /* a kernel that says 0 */
+	open_watch(&w);
+	CHECK(!memz_pidwatch_on(&w));
+	memz_pidwatch_release(&w);
+
+	put("loadavg", "garbled\n");
+	open_watch(&w);
+	CHECK(!memz_pidwatch_on(&w));
+	memz_pidwatch_release(&w);
+
+	/* on */
+	put("loadavg", "0.00 0.00 0.00 1/100 500\n");
+	open_watch(&w);
+	CHECK(memz_pidwatch_on(&w));
+	CHECK(memz_pidwatch_changed(&w)); /* the first look knows nothing */
+	CHECK(!memz_pidwatch_changed(&w));
+	CHECK(!memz_pidwatch_changed(&w));
+	put("loadavg", "0.10 0.00 0.00 2/101 501\n"); /* a fork */
+	CHECK(memz_pidwatch_changed(&w));
+	CHECK(!memz_pidwatch_changed(&w));
+	put("loadavg", "0.50 0.10 0.00 1/100 501\n"); /* an exit takes no pid */
+	CHECK(!memz_pidwatch_changed(&w));
+	put("loadavg", "0.50 0.10 0.00 1/100 300\n"); /* pids wrapped around */
+	CHECK(memz_pidwatch_changed(&w));
+	/* a read that does not parse says "changed", and the next good one
+	 * starts over rather than comparing with a value from before it */
+	put("loadavg", "0.50 0.10 0.00\n");
+	CHECK(memz_pidwatch_changed(&w));
+	put("loadavg", "0.50 0.10 0.00 1/100 300\n");
+	CHECK(memz_pidwatch_changed(&w));
+	CHECK(!memz_pidwatch_changed(&w));
+	memz_pidwatch_release(&w);
+	CHECK(!memz_pidwatch_on(&w));
+	memz_pidwatch_release(&w); /* twice is fine */
+
+	{
+		char cmd[300];
+		snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+		CHECK_INT(system(cmd), 0);
+	}
+}
+
+/* On the live /proc of our own namespace the watch is on, and a fork is
+ * seen. (That nothing changed cannot be asserted: the machine is shared.) */
+static void live(void)
+{
+	struct memz_pidwatch w;
+	int dfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	pid_t pid;
+
+	CHECK(dfd >= 0);
+	memz_pidwatch_init(&w);
+	CHECK_INT(memz_pidwatch_open(&w, dfd), 0);
+	close(dfd);
+	CHECK(memz_pidwatch_on(&w));
+	memz_pidwatch_changed(&w);
+	pid = fork();
+	if (pid == 0)
+		_exit(0);
+	CHECK(pid > 0);
+	waitpid(pid, NULL, 0);
+	CHECK(memz_pidwatch_changed(&w));
+	memz_pidwatch_release(&w);
+}
+
+int main(void)
+{
+	parser();
+	fixture();
+	live();
+	return check_status();
+}
