@@ -1,4 +1,8 @@
+#include <math.h>
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
+#include <string.h>
 
 #include "memz/budget.h"
 
@@ -7,16 +11,45 @@
 
 void memz_budget_init(struct memz_budget *b, double cpu_budget_percent)
 {
+	memset(b, 0, sizeof *b);
 	b->rate = cpu_budget_percent / 100.0;
-	b->cap = b->rate * 60.0;
-	b->tokens = 0;
-	b->refresh_tokens = 0;
-	b->last_now = 0;
-	b->started = false;
+	b->cap = b->rate * MEMZ_BUDGET_BURST;
+	b->minute = b->rate * 60.0;
+	b->window_left = b->minute;
+}
+
+static size_t slot(long long second)
+{
+	long long m = second % MEMZ_BUDGET_SLOTS;
+
+	return (size_t)(m < 0 ? m + MEMZ_BUDGET_SLOTS : m);
+}
+
+static void move_window(struct memz_budget *b, double now)
+{
+	long long sec = (long long)floor(now);
+	double spent = 0;
+
+	if (!b->started)
+		b->second = sec;
+	if (sec > b->second) {
+		long long gone = sec - b->second;
+
+		if (gone > MEMZ_BUDGET_SLOTS)
+			gone = MEMZ_BUDGET_SLOTS;
+		for (long long k = 1; k <= gone; k++)
+			b->spent[slot(b->second + k)] = 0;
+		b->second = sec;
+	}
+	/* summed afresh, so that adding and dropping leaves no rounding */
+	for (size_t i = 0; i < MEMZ_BUDGET_SLOTS; i++)
+		spent += b->spent[i];
+	b->window_left = b->minute - spent;
 }
 
 void memz_budget_refill(struct memz_budget *b, double now)
 {
+	move_window(b, now);
 	if (b->started && now > b->last_now) {
 		b->tokens += (now - b->last_now) * b->rate;
 		b->refresh_tokens += (now - b->last_now) * b->rate *
@@ -24,6 +57,11 @@ void memz_budget_refill(struct memz_budget *b, double now)
 	}
 	if (b->tokens > b->cap)
 		b->tokens = b->cap;
+	/* nor more than the window allows: a bucket that kept filling while
+	 * the window was full would empty in one burst as soon as the window
+	 * made room, and the window would be full again at once, every minute */
+	if (b->tokens > 0 && b->tokens > b->window_left)
+		b->tokens = b->window_left > 0 ? b->window_left : 0;
 	if (b->refresh_tokens > b->cap * MEMZ_BUDGET_REFRESH_SHARE)
 		b->refresh_tokens = b->cap * MEMZ_BUDGET_REFRESH_SHARE;
 	if (!b->started || now > b->last_now)
@@ -31,19 +69,29 @@ void memz_budget_refill(struct memz_budget *b, double now)
 	b->started = true;
 }
 
-void memz_budget_charge(struct memz_budget *b, double cost)
+void memz_budget_charge(struct memz_budget *b, double cost, bool refresh)
 {
-	double floor;
+	double floor_;
 
 	if (!(cost > 0))
 		return;
+	b->spent[slot(b->second)] += cost;
+	b->window_left -= cost;
+	if (refresh)
+		b->refresh_tokens -= cost;
 	b->tokens -= cost;
 	/* A debt beyond one read and one minute only builds up when the
 	 * PssMaxAge reads alone exceed the budget; forgetting that excess lets
-	 * optional reads resume once they stop, instead of hours later. */
-	floor = -(cost > b->cap ? cost : b->cap);
-	if (b->tokens < floor)
-		b->tokens = floor;
+	 * optional reads resume once they stop, instead of hours later (the
+	 * window forgets it after a minute anyway). */
+	floor_ = -(cost > b->minute ? cost : b->minute);
+	if (b->tokens < floor_)
+		b->tokens = floor_;
+}
+
+double memz_budget_room(const struct memz_budget *b)
+{
+	return b->tokens < b->window_left ? b->tokens : b->window_left;
 }
 
 enum memz_need memz_budget_need(bool has_exact, double age, double max_age,
@@ -130,9 +178,11 @@ static void consider(struct pass *ps, struct memz_budget_cand *c)
 		return;
 	}
 	if (c->need != MEMZ_NEED_MUST) {
-		if (!ps->blocked && c->cost > b->tokens && c->cost <= b->cap)
+		double room = memz_budget_room(b);
+
+		if (!ps->blocked && c->cost > room && c->cost <= b->cap)
 			ps->blocked = true;
-		if (ps->blocked || c->cost > b->tokens) {
+		if (ps->blocked || c->cost > room) {
 			ps->res->deferred++;
 			return;
 		}
@@ -140,9 +190,7 @@ static void consider(struct pass *ps, struct memz_budget_cand *c)
 	if (!ps->read(ps->ctx, c, &cost))
 		ps->res->reads++;
 	if (cost > 0) {
-		if (c->need == MEMZ_NEED_REFRESH)
-			b->refresh_tokens -= cost;
-		memz_budget_charge(b, cost);
+		memz_budget_charge(b, cost, c->need == MEMZ_NEED_REFRESH);
 		ps->res->spent += cost;
 	}
 }
@@ -167,7 +215,7 @@ static void refreshes(struct pass *ps, struct memz_budget_cand *h, size_t n)
 		sift_down(h, n, i);
 	while (n) {
 		if (ps->blocked || cheapest > ps->b->refresh_tokens ||
-		    cheapest > ps->b->tokens) {
+		    cheapest > memz_budget_room(ps->b)) {
 			ps->res->deferred += n;
 			return;
 		}

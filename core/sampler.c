@@ -731,7 +731,7 @@ int memz_sampler_run(struct memz_sampler *s, double now,
 	snap->stats.vanished = snap->view.vanished;
 	snap->stats.open_fds = (unsigned)s->open_fds;
 	snap->stats.fd_budget = (unsigned)s->fd_budget;
-	snap->stats.budget_left_s = s->budget.tokens;
+	snap->stats.budget_left_s = memz_budget_room(&s->budget);
 
 	memset(&pin, 0, sizeof pin);
 	pin.t = now;
