@@ -8,10 +8,11 @@
 #include "memz/pidwatch.h"
 #include "memz/readbuf.h"
 
-int memz_parse_loadavg_last_pid(const char *buf, size_t len, int *out)
+int memz_parse_loadavg_pids(const char *buf, size_t len, int *tasks,
+			    int *last_pid)
 {
-	const char *end = buf + len, *p = end;
-	unsigned long long v;
+	const char *end = buf + len, *p = end, *field, *slash;
+	unsigned long long t, l;
 	int rc;
 
 	while (p > buf && (p[-1] == '\n' || p[-1] == ' '))
@@ -19,17 +20,32 @@ int memz_parse_loadavg_last_pid(const char *buf, size_t len, int *out)
 	end = p;
 	while (p > buf && p[-1] != ' ')
 		p--;
-	/* four fields before it: three averages and running/total */
-	if (p == buf || p == end || !memchr(buf, '/', (size_t)(p - buf)))
+	field = p; /* the last pid */
+	if (field == buf || field == end)
 		return -EINVAL;
-	rc = memz_parse_u64(&p, end, &v);
+	p = field - 1;
+	while (p > buf && p[-1] != ' ')
+		p--;
+	/* running/total, after three averages */
+	slash = memchr(p, '/', (size_t)(field - 1 - p));
+	if (!slash || p == buf)
+		return -EINVAL;
+	p = slash + 1;
+	rc = memz_parse_u64(&p, field - 1, &t);
+	if (rc)
+		return rc;
+	if (p != field - 1)
+		return -EINVAL;
+	p = field;
+	rc = memz_parse_u64(&p, end, &l);
 	if (rc)
 		return rc;
 	if (p != end)
 		return -EINVAL;
-	if (v > INT_MAX)
+	if (t > INT_MAX || l > INT_MAX)
 		return -ERANGE;
-	*out = (int)v;
+	*tasks = (int)t;
+	*last_pid = (int)l;
 	return 0;
 }
 
@@ -37,7 +53,7 @@ void memz_pidwatch_init(struct memz_pidwatch *w)
 {
 	w->fd = -1;
 	w->primed = false;
-	w->last = 0;
+	w->last_pid = w->tasks = 0;
 }
 
 /* ProcRoot/self is a symlink to our pid as ProcRoot's namespace numbers it. */
@@ -55,7 +71,7 @@ static bool same_namespace(int proc_fd)
 
 int memz_pidwatch_open(struct memz_pidwatch *w, int proc_fd)
 {
-	int fd, last;
+	int fd, tasks, last;
 	size_t len;
 
 	memz_pidwatch_release(w);
@@ -65,7 +81,7 @@ int memz_pidwatch_open(struct memz_pidwatch *w, int proc_fd)
 	if (fd < 0)
 		return 0;
 	if (memz_pread_file(fd, w->buf, sizeof w->buf, &len) ||
-	    memz_parse_loadavg_last_pid(w->buf, len, &last) || last == 0) {
+	    memz_parse_loadavg_pids(w->buf, len, &tasks, &last) || last == 0) {
 		close(fd);
 		return 0;
 	}
@@ -78,23 +94,30 @@ bool memz_pidwatch_on(const struct memz_pidwatch *w)
 	return w->fd >= 0;
 }
 
-bool memz_pidwatch_changed(struct memz_pidwatch *w)
+unsigned memz_pidwatch_changed(struct memz_pidwatch *w)
 {
+	const unsigned all = MEMZ_PIDWATCH_NEW | MEMZ_PIDWATCH_GONE;
+	unsigned what = 0;
 	size_t len;
-	int last;
+	int tasks, last;
 
 	if (w->fd < 0)
-		return true;
+		return all;
 	if (memz_pread_file(w->fd, w->buf, sizeof w->buf, &len) ||
-	    memz_parse_loadavg_last_pid(w->buf, len, &last)) {
+	    memz_parse_loadavg_pids(w->buf, len, &tasks, &last)) {
 		w->primed = false;
-		return true;
+		return all;
 	}
-	if (w->primed && last == w->last)
-		return false;
-	w->last = last;
+	if (!w->primed)
+		what = all;
+	else if (last != w->last_pid)
+		what = all; /* new ones, and maybe some gone in between */
+	else if (tasks != w->tasks)
+		what = MEMZ_PIDWATCH_GONE;
+	w->last_pid = last;
+	w->tasks = tasks;
 	w->primed = true;
-	return true;
+	return what;
 }
 
 void memz_pidwatch_release(struct memz_pidwatch *w)

@@ -36,6 +36,14 @@
  * this long. */
 #define LIST_PROC_CYCLES 16
 
+/* A process whose statm has not moved for this many probes is probed every
+ * other cycle, and after twice as many every fourth, while no task was
+ * created or exited (so it is still there, and its pid is still its own):
+ * a leak that starts in it is seen three cycles late at most, and from its
+ * first change on it is probed every cycle again. On an idle machine that
+ * saves most of the probes, the largest part of an idle cycle. */
+#define QUIET_PROBES 10
+
 struct memz_sampler {
 	struct memz_settings s;
 	const struct memz_allocator *a;
@@ -48,6 +56,7 @@ struct memz_sampler {
 	uint64_t page_size;
 	int fd_budget, open_fds;
 	unsigned cycle;
+	bool may_rest; /* this cycle: quiet processes may go unprobed */
 	bool no_rollup; /* the kernel has no smaps_rollup: sum smaps */
 
 	struct memz_budget budget; /* CPU time for the exact reads */
@@ -258,6 +267,14 @@ static int probe_statm(struct memz_sampler *s, struct memz_proc *p)
 
 	if (rc)
 		return rc;
+	if (pages32(sm.resident) == p->statm_last.resident &&
+	    pages32(sm.shared) == p->statm_last.shared &&
+	    pages32(sm.data) == p->statm_last.data) {
+		if (p->quiet_probes < 2 * QUIET_PROBES)
+			p->quiet_probes++;
+		return 0;
+	}
+	p->quiet_probes = 0;
 	p->statm_last.resident = pages32(sm.resident);
 	p->statm_last.shared = pages32(sm.shared);
 	p->statm_last.data = pages32(sm.data);
@@ -333,6 +350,14 @@ static bool out_of_fds(int rc)
 	return rc == -EMFILE || rc == -ENFILE;
 }
 
+static bool rests(const struct memz_proc *p, unsigned cycle)
+{
+	unsigned every = p->quiet_probes >= 2 * QUIET_PROBES ? 4 :
+			 p->quiet_probes >= QUIET_PROBES     ? 2 : 1;
+
+	return ((unsigned)p->pid + cycle) % every != 0;
+}
+
 /* Find this cycle's entry for pid: the kept statm fd fails with ESRCH once
  * the process it was opened on is gone, so a reused pid can never pass for
  * the old process. Without a kept fd, stat's start time decides. */
@@ -344,6 +369,10 @@ static struct memz_proc *probe(struct memz_sampler *s, int pid)
 
 	if (p && p->kernel_thread &&
 	    ((unsigned)pid + s->cycle) % KTHREAD_PROBE_CYCLES != 0) {
+		memz_table_get(s->table, pid, p->start, &is_new);
+		return p;
+	}
+	if (p && s->may_rest && rests(p, s->cycle)) {
 		memz_table_get(s->table, pid, p->start, &is_new);
 		return p;
 	}
@@ -624,16 +653,18 @@ static int visit(struct memz_sampler *s, int pid, double now, size_t *n)
 
 /* Every process: from a listing of /proc, or, while no pid was handed out
  * since the last cycle, from the table (a process that exited fails its
- * probe either way). The watch is asked every cycle so that it compares
- * consecutive cycles. */
+ * probe either way). While no task exited either, every process the table
+ * holds is known to be there, and quiet ones may rest. The watch is asked
+ * every cycle so that it compares consecutive cycles. */
 static int visit_all(struct memz_sampler *s, double now, size_t *n)
 {
-	bool changed = memz_pidwatch_changed(&s->pids);
+	unsigned what = memz_pidwatch_changed(&s->pids);
 	struct dirent *de;
 	struct memz_proc *p, *next;
 	int rc;
 
-	if (!changed && s->cycle % LIST_PROC_CYCLES != 0) {
+	if (!(what & MEMZ_PIDWATCH_NEW) && s->cycle % LIST_PROC_CYCLES != 0) {
+		s->may_rest = !(what & MEMZ_PIDWATCH_GONE);
 		for (p = memz_table_first(s->table); p; p = next) {
 			next = memz_table_next(p);
 			rc = visit(s, p->pid, now, n);
@@ -642,6 +673,7 @@ static int visit_all(struct memz_sampler *s, double now, size_t *n)
 		}
 		return 0;
 	}
+	s->may_rest = false;
 	s->st->listed = true;
 	rewinddir(s->dir);
 	while ((de = readdir(s->dir))) {

@@ -11,10 +11,13 @@
 #include "check.h"
 #include "memz/pidwatch.h"
 
+static int tasks;
+
 static int parse(const char *s, int *out)
 {
 	*out = -1;
-	return memz_parse_loadavg_last_pid(s, strlen(s), out);
+	tasks = -1;
+	return memz_parse_loadavg_pids(s, strlen(s), &tasks, out);
 }
 
 static void parser(void)
@@ -23,21 +26,30 @@ static void parser(void)
 
 	CHECK_INT(parse("0.30 0.57 1.75 2/345 12345\n", &v), 0);
 	CHECK_INT(v, 12345);
+	CHECK_INT(tasks, 345);
 	CHECK_INT(parse("0.00 0.00 0.00 1/1 1", &v), 0);
 	CHECK_INT(v, 1);
+	CHECK_INT(tasks, 1);
 	CHECK_INT(parse("10.50 3.00 1.00 12/1024 4194304 \n", &v), 0);
 	CHECK_INT(v, 4194304);
+	CHECK_INT(tasks, 1024);
 
 	CHECK_INT(parse("", &v), -EINVAL);
 	CHECK_INT(parse("\n", &v), -EINVAL);
 	CHECK_INT(parse("12345\n", &v), -EINVAL); /* no running/total before */
-	CHECK_INT(parse("0.30 0.57 1.75 2/345\n", &v), -EINVAL); /* no last pid: "2/345" is not a number */
+	CHECK_INT(parse("1/2 12345\n", &v), -EINVAL); /* nor averages */
+	/* no last pid: "2/345" is not a number, "1.75" has no slash */
+	CHECK_INT(parse("0.30 0.57 1.75 2/345\n", &v), -EINVAL);
 	CHECK_INT(parse("0.30 0.57 1.75 2/345 12x45\n", &v), -EINVAL);
 	CHECK_INT(parse("0.30 0.57 1.75 2/345 -1\n", &v), -EINVAL);
+	CHECK_INT(parse("0.30 0.57 1.75 2/ 12345\n", &v), -EINVAL);
+	CHECK_INT(parse("0.30 0.57 1.75 2/3x5 12345\n", &v), -EINVAL);
 	CHECK_INT(parse("0.30 0.57 1.75 2/345 99999999999\n", &v), -ERANGE);
+	CHECK_INT(parse("0.30 0.57 1.75 2/99999999999 1\n", &v), -ERANGE);
 	CHECK_INT(parse("0.30 0.57 1.75 2/345 99999999999999999999999\n", &v),
 		  -ERANGE);
 	CHECK_INT(v, -1); /* untouched on error */
+	CHECK_INT(tasks, -1);
 }
 
 static char tmp[] = "/tmp/memz-pidwatch.XXXXXX";
@@ -77,6 +89,8 @@ static void open_watch(struct memz_pidwatch *w)
 	close(dfd);
 }
 
+#define BOTH (MEMZ_PIDWATCH_NEW | MEMZ_PIDWATCH_GONE)
+
 static void fixture(void)
 {
 	struct memz_pidwatch w;
@@ -85,11 +99,11 @@ static void fixture(void)
 		CHECK(0);
 		return;
 	}
-	/* off: always "changed" */
+	/* off: always "new and gone" */
 	open_watch(&w); /* no self, no loadavg */
 	CHECK(!memz_pidwatch_on(&w));
-	CHECK(memz_pidwatch_changed(&w));
-	CHECK(memz_pidwatch_changed(&w));
+	CHECK_INT(memz_pidwatch_changed(&w), BOTH);
+	CHECK_INT(memz_pidwatch_changed(&w), BOTH);
 	memz_pidwatch_release(&w);
 
 	put("loadavg", "0.00 0.00 0.00 1/100 500\n");
@@ -100,7 +114,7 @@ static void fixture(void)
 	self_link((long)getpid() + 1); /* not us: another namespace */
 	open_watch(&w);
 	CHECK(!memz_pidwatch_on(&w));
-	CHECK(memz_pidwatch_changed(&w));
+	CHECK_INT(memz_pidwatch_changed(&w), BOTH);
 	memz_pidwatch_release(&w);
 
 	self_link((long)getpid());
@@ -118,23 +132,26 @@ static void fixture(void)
 	put("loadavg", "0.00 0.00 0.00 1/100 500\n");
 	open_watch(&w);
 	CHECK(memz_pidwatch_on(&w));
-	CHECK(memz_pidwatch_changed(&w)); /* the first look knows nothing */
-	CHECK(!memz_pidwatch_changed(&w));
-	CHECK(!memz_pidwatch_changed(&w));
+	CHECK_INT(memz_pidwatch_changed(&w), BOTH); /* the first look */
+	CHECK_INT(memz_pidwatch_changed(&w), 0);
+	CHECK_INT(memz_pidwatch_changed(&w), 0);
 	put("loadavg", "0.10 0.00 0.00 2/101 501\n"); /* a fork */
-	CHECK(memz_pidwatch_changed(&w));
-	CHECK(!memz_pidwatch_changed(&w));
-	put("loadavg", "0.50 0.10 0.00 1/100 501\n"); /* an exit takes no pid */
-	CHECK(!memz_pidwatch_changed(&w));
+	CHECK_INT(memz_pidwatch_changed(&w), BOTH);
+	CHECK_INT(memz_pidwatch_changed(&w), 0);
+	put("loadavg", "0.50 0.10 0.00 1/100 501\n"); /* an exit */
+	CHECK_INT(memz_pidwatch_changed(&w), MEMZ_PIDWATCH_GONE);
+	CHECK_INT(memz_pidwatch_changed(&w), 0);
+	put("loadavg", "0.50 0.10 0.00 3/100 501\n"); /* only the load moved */
+	CHECK_INT(memz_pidwatch_changed(&w), 0);
 	put("loadavg", "0.50 0.10 0.00 1/100 300\n"); /* pids wrapped around */
-	CHECK(memz_pidwatch_changed(&w));
-	/* a read that does not parse says "changed", and the next good one
+	CHECK_INT(memz_pidwatch_changed(&w), BOTH);
+	/* a read that does not parse says both, and the next good one
 	 * starts over rather than comparing with a value from before it */
 	put("loadavg", "0.50 0.10 0.00\n");
-	CHECK(memz_pidwatch_changed(&w));
+	CHECK_INT(memz_pidwatch_changed(&w), BOTH);
 	put("loadavg", "0.50 0.10 0.00 1/100 300\n");
-	CHECK(memz_pidwatch_changed(&w));
-	CHECK(!memz_pidwatch_changed(&w));
+	CHECK_INT(memz_pidwatch_changed(&w), BOTH);
+	CHECK_INT(memz_pidwatch_changed(&w), 0);
 	memz_pidwatch_release(&w);
 	CHECK(!memz_pidwatch_on(&w));
 	memz_pidwatch_release(&w); /* twice is fine */
@@ -165,7 +182,7 @@ static void live(void)
 		_exit(0);
 	CHECK(pid > 0);
 	waitpid(pid, NULL, 0);
-	CHECK(memz_pidwatch_changed(&w));
+	CHECK(memz_pidwatch_changed(&w) & MEMZ_PIDWATCH_NEW);
 	memz_pidwatch_release(&w);
 }
 

@@ -280,6 +280,105 @@ static void fixture_listing(void)
 	CHECK_INT(system(cmd), 0);
 }
 
+/* A process whose statm has not moved for 10 probes is probed every other
+ * cycle while no task was created or exited, and after 20 every fourth: a
+ * change made on a cycle it rests is seen on the next one it does not, and
+ * listing cycles probe everyone. */
+static void fixture_quiet_probes(void)
+{
+	char tmp[] = "/tmp/memz-quiet.XXXXXX", from[1024], to[1100], cmd[4096];
+	char root[1200];
+	struct memz_settings set;
+	struct memz_sampler *s;
+	struct memz_snapshot snap;
+	const struct memz_proc *p;
+	unsigned reads_all = 0;
+	int cycle;
+
+	if (!mkdtemp(tmp)) {
+		CHECK(0);
+		return;
+	}
+	snprintf(to, sizeof to, "%s/t", tmp);
+	snprintf(from, sizeof from, "%s/tree1", MEMZ_FIXTURES);
+	CHECK_INT(copy_tree(from, to), 0);
+	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/100 500\n");
+	snprintf(cmd, sizeof cmd, "ln -s %ld '%s/proc/self'", (long)getpid(), to);
+	CHECK_INT(system(cmd), 0);
+	memz_settings_init(&set);
+	snprintf(root, sizeof root, "%s/proc", to);
+	memz_settings_set(&set, "ProcRoot", root, NULL, 0);
+	snprintf(root, sizeof root, "%s/sys", to);
+	memz_settings_set(&set, "SysRoot", root, NULL, 0);
+	/* no exact reads but the first: files_read counts the probes */
+	memz_settings_set(&set, "PssRefreshCycles", "100000", NULL, 0);
+	memz_settings_set(&set, "PssMaxAge", "86400", NULL, 0);
+	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
+	if (!s)
+		return;
+	memz_snapshot_init(&snap);
+	for (cycle = 1; cycle <= 12; cycle++) {
+		CHECK_INT(memz_sampler_run(s, cycle, &snap), 0);
+		if (cycle == 11) /* the tenth quiet probe: from now on it rests */
+			reads_all = snap.stats.files_read;
+		if (cycle == 12)
+			CHECK(snap.stats.files_read < reads_all);
+	}
+	CHECK(reads_all > 0);
+	p = find_pid(&snap, 300);
+	CHECK(p && p->statm_last.resident == 544 && p->quiet_probes == 11);
+
+	/* cycle 13 is one pid 300 rests on (300 + 13 is odd) */
+	put_file(to, "proc/300/statm", "1888 800 288 289 0 520 0\n");
+	CHECK_INT(memz_sampler_run(s, 13, &snap), 0);
+	CHECK(!snap.stats.listed);
+	p = find_pid(&snap, 300);
+	CHECK(p && p->statm_last.resident == 544);
+	CHECK_INT(memz_sampler_run(s, 14, &snap), 0);
+	p = find_pid(&snap, 300);
+	CHECK(p && p->statm_last.resident == 800);
+	CHECK(p && p->quiet_probes == 0);
+	CHECK_INT(memz_sampler_run(s, 15, &snap), 0); /* probed: it changed */
+	p = find_pid(&snap, 300);
+	CHECK(p && p->quiet_probes == 1);
+	CHECK_INT(memz_sampler_run(s, 16, &snap), 0);
+	CHECK(snap.stats.listed); /* once in 16 cycles: everyone probed */
+	CHECK_INT(snap.stats.files_read, reads_all);
+
+	/* quiet for 20 probes: every fourth cycle, here 204 for pid 300 */
+	for (cycle = 17; cycle <= 200; cycle++)
+		CHECK_INT(memz_sampler_run(s, cycle, &snap), 0);
+	p = find_pid(&snap, 300);
+	CHECK(p && p->quiet_probes == 20);
+	put_file(to, "proc/300/statm", "1888 900 288 289 0 520 0\n");
+	for (cycle = 201; cycle <= 203; cycle++) {
+		CHECK_INT(memz_sampler_run(s, cycle, &snap), 0);
+		p = find_pid(&snap, 300);
+		CHECK(p && p->statm_last.resident == 800);
+	}
+	CHECK_INT(memz_sampler_run(s, 204, &snap), 0);
+	CHECK(!snap.stats.listed);
+	p = find_pid(&snap, 300);
+	CHECK(p && p->statm_last.resident == 900);
+
+	/* a task exited (the count in loadavg went down, the last pid did
+	 * not move): no one rests, since the one that exited could be any of
+	 * them; pid 200 would rest on cycle 205 */
+	p = find_pid(&snap, 200);
+	CHECK(p && p->quiet_probes == 20 && p->statm_last.resident == 3392);
+	put_file(to, "proc/200/statm", "999 555 1 1 0 1 0\n");
+	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/99 500\n");
+	CHECK_INT(memz_sampler_run(s, 205, &snap), 0);
+	CHECK(!snap.stats.listed);
+	p = find_pid(&snap, 200);
+	CHECK(p && p->statm_last.resident == 555);
+
+	memz_snapshot_release(&snap, memz_allocator_libc());
+	memz_sampler_free(&s);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+	CHECK_INT(system(cmd), 0);
+}
+
 /* Old kernels: no smaps_rollup (smaps summed), no Pss_Anon (Anonymous),
  * and the snapshot says which was used. */
 static void fixture_old_kernels(void)
@@ -709,6 +808,7 @@ int main(void)
 	fixture_tree1();
 	fixture_pid_reuse();
 	fixture_listing();
+	fixture_quiet_probes();
 	fixture_old_kernels();
 	fixture_edges();
 	fixture_unreadable();

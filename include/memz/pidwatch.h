@@ -8,12 +8,16 @@
  * The last field of /proc/loadavg is the last pid the kernel allocated in
  * the reader's pid namespace, so while it stays the same no task was
  * created, and the sampler can walk its table instead of listing /proc.
+ * The field before it ends in the number of tasks on the machine: while
+ * that stays the same too, no task exited either, and a process the
+ * sampler did not probe this cycle is still there.
  *
- * That field belongs to the namespace of the process reading it, not to
+ * The last pid belongs to the namespace of the process reading it, not to
  * the /proc it is read from, so the watch is on only when ProcRoot's "self"
  * names our own pid (the same namespace). Anything else (another
  * namespace's /proc, a tree without loadavg or self, a loadavg showing 0 or
- * not parsing) leaves the watch off, and off means "changed" every time.
+ * not parsing) leaves the watch off, and off means "new and gone" every
+ * time.
  *
  * _init opens nothing and never fails; _open decides once; _release closes
  * and leaves the struct as _init does.
@@ -26,22 +30,26 @@
 
 struct memz_pidwatch {
 	int fd;        /* ProcRoot/loadavg, kept open; -1 when off */
-	bool primed;   /* last holds a value read by an earlier _changed */
-	int last;
+	bool primed;   /* last_pid and tasks hold an earlier _changed's read */
+	int last_pid, tasks;
 	char buf[128]; /* loadavg is one short line */
 };
 
-/* The last field of a loadavg line ("0.30 0.57 1.75 2/345 12345"). */
-int memz_parse_loadavg_last_pid(const char *buf, size_t len, int *out);
+/* "0.30 0.57 1.75 2/345 12345": 345 tasks, last pid 12345. */
+int memz_parse_loadavg_pids(const char *buf, size_t len, int *tasks,
+			    int *last_pid);
 
 void memz_pidwatch_init(struct memz_pidwatch *w);
 /* proc_fd: ProcRoot opened as a directory. Returns 0 whether or not the
  * watch could be turned on (memz_pidwatch_on tells). */
 int memz_pidwatch_open(struct memz_pidwatch *w, int proc_fd);
 bool memz_pidwatch_on(const struct memz_pidwatch *w);
-/* true when a pid may have been allocated since the previous call: always
- * when off, on the first call, and when loadavg cannot be read. */
-bool memz_pidwatch_changed(struct memz_pidwatch *w);
+
+#define MEMZ_PIDWATCH_NEW 1u  /* a pid may have been handed out */
+#define MEMZ_PIDWATCH_GONE 2u /* a task may have exited */
+/* What may have happened since the previous call: both when off, on the
+ * first call, and when loadavg cannot be read; 0 when nothing did. */
+unsigned memz_pidwatch_changed(struct memz_pidwatch *w);
 void memz_pidwatch_release(struct memz_pidwatch *w);
 
 #endif

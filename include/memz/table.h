@@ -85,6 +85,7 @@ struct memz_proc {
 	} exact;
 	float cost_s;    /* CPU seconds of an exact read, smoothed */
 	unsigned cycles_since_exact;
+	unsigned quiet_probes; /* consecutive statm probes that saw no change */
 	bool seen;
 	bool has_exact;  /* an exact read happened at least once */
 	bool no_access;  /* smaps_rollup refused once: not retried */

@@ -141,6 +141,8 @@ static int read_watch(const char *file, struct watched *w)
 
 struct window {
 	unsigned cycles, reads, deferred;
+	unsigned listed;     /* cycles that listed /proc */
+	unsigned long files; /* files read, probes included */
 	double rollup_cpu, rollup_max, t0;
 };
 
@@ -238,6 +240,8 @@ static int run_memz(const char *watch, int hour_cycles)
 		memz_sampler_run(s, now, &snap);
 		w.cycles++;
 		w.reads += snap.stats.rollup_reads;
+		w.listed += snap.stats.listed;
+		w.files += snap.stats.files_read;
 		w.deferred += snap.stats.rollup_deferred;
 		w.rollup_cpu += snap.stats.rollup_cpu_s;
 		if (snap.stats.rollup_cpu_s > w.rollup_max)
@@ -251,11 +255,14 @@ static int run_memz(const char *watch, int hour_cycles)
 			double span = memz_now() - w.t0;
 
 			report = 0;
-			printf("memz: cycles=%u procs=%zu open_fds=%u exact_reads=%u "
+			printf("memz: cycles=%u listed=%u files_read_per_cycle=%lu "
+			       "procs=%zu open_fds=%u exact_reads=%u "
 			       "deferred=%u rollup_cpu_ms_per_s=%.3f "
 			       "rollup_cpu_max_ms_per_cycle=%.3f budget_left_ms=%.1f "
 			       "VmRSS_kB=%ld",
-			       w.cycles, snap.view.n_procs, snap.stats.open_fds,
+			       w.cycles, w.listed,
+			       w.cycles ? w.files / w.cycles : 0,
+			       snap.view.n_procs, snap.stats.open_fds,
 			       w.reads, w.deferred, w.rollup_cpu * 1e3 / span,
 			       w.rollup_max * 1e3, snap.stats.budget_left_s * 1e3,
 			       vm_rss_kb());
