@@ -207,36 +207,48 @@ static void put_file(const char *tmp, const char *rel, const char *text)
 	fclose(f);
 }
 
+/* A copy of tree1 in tmp (a mkdtemp template) with a loadavg and a self
+ * naming us, so that the sampler's pid watch is on; to gets the copy's
+ * root. set is used with ProcRoot and SysRoot pointed at the copy. */
+static struct memz_sampler *open_watched_copy(char *tmp, char *to, size_t cap,
+					      struct memz_settings *set)
+{
+	char from[1024], cmd[2048], root[1200];
+	struct memz_sampler *s = NULL;
+
+	if (!mkdtemp(tmp)) {
+		CHECK(0);
+		return NULL;
+	}
+	snprintf(to, cap, "%s/t", tmp);
+	snprintf(from, sizeof from, "%s/tree1", MEMZ_FIXTURES);
+	CHECK_INT(copy_tree(from, to), 0);
+	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/100 500\n");
+	snprintf(cmd, sizeof cmd, "ln -s %ld '%s/proc/self'", (long)getpid(), to);
+	CHECK_INT(system(cmd), 0);
+	snprintf(root, sizeof root, "%s/proc", to);
+	memz_settings_set(set, "ProcRoot", root, NULL, 0);
+	snprintf(root, sizeof root, "%s/sys", to);
+	memz_settings_set(set, "SysRoot", root, NULL, 0);
+	CHECK_INT(memz_sampler_new(&s, set, memz_allocator_libc()), 0);
+	return s;
+}
+
 /* /proc is listed only when a pid was handed out (the last pid in loadavg
  * moved), or once in 16 cycles. A process directory that appears without
  * that shows the table being walked instead: it is not seen until the
  * loadavg moves or the sixteenth cycle. */
 static void fixture_listing(void)
 {
-	char tmp[] = "/tmp/memz-listing.XXXXXX", from[1024], to[1100], cmd[4096];
-	char root[1200];
+	char tmp[] = "/tmp/memz-listing.XXXXXX", to[1100], cmd[4096];
 	struct memz_settings set;
 	struct memz_sampler *s;
 	struct memz_snapshot snap;
 	size_t n1;
 	int cycle;
 
-	if (!mkdtemp(tmp)) {
-		CHECK(0);
-		return;
-	}
-	snprintf(to, sizeof to, "%s/t", tmp);
-	snprintf(from, sizeof from, "%s/tree1", MEMZ_FIXTURES);
-	CHECK_INT(copy_tree(from, to), 0);
-	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/100 500\n");
-	snprintf(cmd, sizeof cmd, "ln -s %ld '%s/proc/self'", (long)getpid(), to);
-	CHECK_INT(system(cmd), 0);
 	memz_settings_init(&set);
-	snprintf(root, sizeof root, "%s/proc", to);
-	memz_settings_set(&set, "ProcRoot", root, NULL, 0);
-	snprintf(root, sizeof root, "%s/sys", to);
-	memz_settings_set(&set, "SysRoot", root, NULL, 0);
-	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
+	s = open_watched_copy(tmp, to, sizeof to, &set);
 	if (!s)
 		return;
 	memz_snapshot_init(&snap);
@@ -286,8 +298,7 @@ static void fixture_listing(void)
  * listing cycles probe everyone. */
 static void fixture_quiet_probes(void)
 {
-	char tmp[] = "/tmp/memz-quiet.XXXXXX", from[1024], to[1100], cmd[4096];
-	char root[1200];
+	char tmp[] = "/tmp/memz-quiet.XXXXXX", to[1100], cmd[4096];
 	struct memz_settings set;
 	struct memz_sampler *s;
 	struct memz_snapshot snap;
@@ -295,25 +306,11 @@ static void fixture_quiet_probes(void)
 	unsigned reads_all = 0;
 	int cycle;
 
-	if (!mkdtemp(tmp)) {
-		CHECK(0);
-		return;
-	}
-	snprintf(to, sizeof to, "%s/t", tmp);
-	snprintf(from, sizeof from, "%s/tree1", MEMZ_FIXTURES);
-	CHECK_INT(copy_tree(from, to), 0);
-	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/100 500\n");
-	snprintf(cmd, sizeof cmd, "ln -s %ld '%s/proc/self'", (long)getpid(), to);
-	CHECK_INT(system(cmd), 0);
 	memz_settings_init(&set);
-	snprintf(root, sizeof root, "%s/proc", to);
-	memz_settings_set(&set, "ProcRoot", root, NULL, 0);
-	snprintf(root, sizeof root, "%s/sys", to);
-	memz_settings_set(&set, "SysRoot", root, NULL, 0);
 	/* no exact reads but the first: files_read counts the probes */
 	memz_settings_set(&set, "PssRefreshCycles", "100000", NULL, 0);
 	memz_settings_set(&set, "PssMaxAge", "86400", NULL, 0);
-	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
+	s = open_watched_copy(tmp, to, sizeof to, &set);
 	if (!s)
 		return;
 	memz_snapshot_init(&snap);
