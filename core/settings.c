@@ -117,12 +117,33 @@ static void fmt_range(const struct memz_setting_desc *d, char *buf, size_t n)
 			 *d->unit ? " " : "", d->unit);
 }
 
+/* A number parsed (or not) from value, against d's range. */
+static int check_number(const struct memz_setting_desc *d, const char *value,
+			bool parsed, double v, char *err, size_t errlen)
+{
+	char allowed[128];
+
+	fmt_range(d, allowed, sizeof allowed);
+	if (!parsed) {
+		fmt_err(err, errlen, "%s: \"%s\" is not %s", d->name, value,
+			allowed);
+		return -EINVAL;
+	}
+	if (v < d->min || v > d->max) {
+		fmt_err(err, errlen, "%s: \"%s\" is out of range (%s)", d->name,
+			value, allowed);
+		return -ERANGE;
+	}
+	return 0;
+}
+
 static int set_one(struct memz_settings *s, const struct memz_setting_desc *d,
 		   const char *value, char *err, size_t errlen)
 {
 	char *field = (char *)s + d->offset;
 	char allowed[128];
 	char *end;
+	int rc;
 
 	switch (d->type) {
 	case MEMZ_SETTING_BOOL: {
@@ -146,39 +167,22 @@ static int set_one(struct memz_settings *s, const struct memz_setting_desc *d,
 		long v;
 		errno = 0;
 		v = strtol(value, &end, 10);
-		if (!*value || *end || errno) {
-			fmt_range(d, allowed, sizeof allowed);
-			fmt_err(err, errlen, "%s: \"%s\" is not %s", d->name,
-				value, allowed);
-			return -EINVAL;
-		}
-		if (v < d->min || v > d->max) {
-			fmt_range(d, allowed, sizeof allowed);
-			fmt_err(err, errlen, "%s: \"%s\" is out of range (%s)",
-				d->name, value, allowed);
-			return -ERANGE;
-		}
-		*(int *)field = (int)v;
-		return 0;
+		rc = check_number(d, value, *value && !*end && !errno, (double)v,
+				  err, errlen);
+		if (!rc)
+			*(int *)field = (int)v;
+		return rc;
 	}
 	case MEMZ_SETTING_DOUBLE: {
 		double v;
 		errno = 0;
 		v = strtod(value, &end);
-		if (!*value || *end || errno || !isfinite(v)) {
-			fmt_range(d, allowed, sizeof allowed);
-			fmt_err(err, errlen, "%s: \"%s\" is not %s", d->name,
-				value, allowed);
-			return -EINVAL;
-		}
-		if (v < d->min || v > d->max) {
-			fmt_range(d, allowed, sizeof allowed);
-			fmt_err(err, errlen, "%s: \"%s\" is out of range (%s)",
-				d->name, value, allowed);
-			return -ERANGE;
-		}
-		*(double *)field = v;
-		return 0;
+		rc = check_number(d, value,
+				  *value && !*end && !errno && isfinite(v), v, err,
+				  errlen);
+		if (!rc)
+			*(double *)field = v;
+		return rc;
 	}
 	case MEMZ_SETTING_PATH:
 		if (!*value || strlen(value) >= MEMZ_PATH_MAX) {
@@ -221,7 +225,8 @@ static int set_one(struct memz_settings *s, const struct memz_setting_desc *d,
 		}
 		if (d->type == MEMZ_SETTING_REGEX_LIST) {
 			regex_t re;
-			int rc = regcomp(&re, value, REG_EXTENDED | REG_NOSUB);
+
+			rc = regcomp(&re, value, REG_EXTENDED | REG_NOSUB);
 			if (rc) {
 				regerror(rc, &re, allowed, sizeof allowed);
 				regfree(&re);
