@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "memz/settings.h"
 
@@ -33,6 +34,12 @@ int cli_parse_pid(const char *s, int *pid);
 /* A count (0..1000000) or an interval in seconds (0 < s <= 86400). */
 int cli_parse_count(const char *s, unsigned *out);
 int cli_parse_seconds(const char *s, double *out);
+
+/* What getopt_long returned that no subcommand treats its own way: 'h'
+ * prints usage to stdout (exit 0); ':' (a value missing) and anything else
+ * (an unknown option) say so on stderr (exit 2). cmd is "memz top" etc. */
+int cli_other_option(const char *cmd, int c, char **argv,
+		     void (*usage)(FILE *f));
 
 /* Bytes as "12.3 MiB" (raw: "12897484"). Returns buf. */
 const char *cli_bytes(uint64_t v, bool raw, char *buf, size_t len);

@@ -516,16 +516,8 @@ static int parse_args(int argc, char **argv, struct inspect_opts *o,
 			if (cli_apply_set(set, optarg))
 				return 2;
 			break;
-		case 'h': usage(stdout); return 0;
-		case ':':
-			fprintf(stderr, "memz inspect: %s needs a value\n",
-				argv[optind - 1]);
-			return 2;
 		default:
-			fprintf(stderr, "memz inspect: unknown option \"%s\"\n",
-				argv[optind - 1]);
-			usage(stderr);
-			return 2;
+			return cli_other_option("memz inspect", c, argv, usage);
 		}
 	}
 	if (optind != argc - 1) {

@@ -300,15 +300,8 @@ static int parse_args(int argc, char **argv, struct top_opts *o,
 			if (cli_apply_set(set, optarg))
 				return 2;
 			break;
-		case 'h': usage(stdout); return 0;
-		case ':':
-			fprintf(stderr, "memz top: %s needs a value\n", argv[optind - 1]);
-			return 2;
 		default:
-			fprintf(stderr, "memz top: unknown option \"%s\"\n",
-				argv[optind - 1]);
-			usage(stderr);
-			return 2;
+			return cli_other_option("memz top", c, argv, usage);
 		}
 	}
 	if (optind < argc) {

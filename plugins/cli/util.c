@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "memz/sanitize.h"
@@ -145,4 +146,20 @@ int cli_sleep(double s)
 	while (!interrupted && nanosleep(&ts, &ts) && errno == EINTR)
 		;
 	return interrupted != 0;
+}
+
+int cli_other_option(const char *cmd, int c, char **argv,
+		     void (*usage)(FILE *f))
+{
+	if (c == 'h') {
+		usage(stdout);
+		return 0;
+	}
+	if (c == ':') {
+		fprintf(stderr, "%s: %s needs a value\n", cmd, argv[optind - 1]);
+		return 2;
+	}
+	fprintf(stderr, "%s: unknown option \"%s\"\n", cmd, argv[optind - 1]);
+	usage(stderr);
+	return 2;
 }
