@@ -9,12 +9,14 @@
  * the next memz_sampler_run() on the same sampler, or its free.
  *
  * Cost: every cycle reads statm of every process through a kept fd (the
- * cheap probe), and lists /proc only when a pid was handed out since the
- * last cycle (pidwatch.h). smaps_rollup (the kernel walks page tables,
- * ~12 ms per GiB resident) is read only when the probe saw a change, when
- * the last exact read is PssRefreshCycles cycles old, or when it is
- * PssMaxAge old, within a CpuBudget of CPU time. Between exact reads a
- * process's figures move with what statm says changed.
+ * cheap probe), but one whose statm has not moved for a while only every
+ * other or every fourth cycle while no task starts or exits; /proc is
+ * listed only when a pid was handed out since the last cycle (pidwatch.h).
+ * smaps_rollup (the kernel walks page tables, ~12 ms per GiB resident) is
+ * read only when the probe saw a change, when the last exact read is
+ * PssRefreshCycles cycles old, or when it is PssMaxAge old, within a
+ * CpuBudget of CPU time (budget.h). Between exact reads a process's figures
+ * move with what statm says changed.
  */
 #ifndef MEMZ_SAMPLER_H
 #define MEMZ_SAMPLER_H
