@@ -66,14 +66,26 @@ fi
 mkdir -p "$dir"
 
 pids=""
-cleanup() {
-	trap - EXIT INT TERM
-	for pid in $pids; do kill "$pid" 2>/dev/null || true; done
-	for pid in $pids; do
+# stop PIDS: TERM, up to 5 s to exit, then KILL
+stop() {
+	for pid in "$@"; do kill "$pid" 2>/dev/null || true; done
+	for pid in "$@"; do
 		i=0
 		while kill -0 "$pid" 2>/dev/null && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
 		kill -9 "$pid" 2>/dev/null || true
 	done
+}
+cleanup() {
+	trap - EXIT INT TERM
+	# what the daemons started (netdata's memz.plugin) is stopped too, by
+	# pid: a plugin left behind by a netdata that did not stop it would
+	# only notice at its next write
+	kids=""
+	for pid in $pids; do kids="$kids $(pgrep -P "$pid" || true)"; done
+	# shellcheck disable=SC2086
+	stop $pids
+	# shellcheck disable=SC2086
+	stop $kids
 	rm -f "$dir"/*.pid
 }
 trap cleanup EXIT
