@@ -8,11 +8,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "memz/budget.h"
-#include "memz/pidwatch.h"
 #include "memz/procfs.h"
 #include "memz/readbuf.h"
-#include "memz/sampler.h"
+#include "sampler_int.h"
 
 /* Reserved for the host's own files (sockets, logs, config). */
 #define FD_RESERVE 64
@@ -44,45 +42,11 @@
  * saves most of the probes, the largest part of an idle cycle. */
 #define QUIET_PROBES 10
 
-struct memz_sampler {
-	struct memz_settings s;
-	const struct memz_allocator *a;
-	struct memz_table *table;
-	struct memz_sysfiles sys;
-	struct memz_pace pace;
-	struct memz_pidwatch pids;
-	int proc_fd;
-	DIR *dir;
-	uint64_t page_size;
-	int fd_budget, open_fds;
-	unsigned cycle;
-	bool may_rest; /* this cycle: quiet processes may go unprobed */
-	bool no_rollup; /* the kernel has no smaps_rollup: sum smaps */
-
-	struct memz_budget budget; /* CPU time for the exact reads */
-	double now;                /* this cycle's */
-
-	struct memz_budget_cand *cand;
-	size_t cap_cand;
-	char buf[8192];
-	char *smaps_buf;
-	size_t smaps_cap;
-	struct memz_cycle_stats *st; /* this cycle's, in the snapshot */
-};
-
 double memz_now(void)
 {
 	struct timespec ts;
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-static double thread_cpu(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
@@ -188,7 +152,7 @@ const struct memz_allocator *memz_sampler_allocator(const struct memz_sampler *s
  * (single_open), so a read that leaves the buffer room has all of it; a
  * second read to see the end would cost a system call per process per
  * cycle for the kept statm fds. */
-static int pread_record(struct memz_sampler *s, int fd, size_t *len)
+int mz_pread_record(struct memz_sampler *s, int fd, size_t *len)
 {
 	ssize_t n;
 
@@ -206,8 +170,8 @@ static int pread_record(struct memz_sampler *s, int fd, size_t *len)
 }
 
 /* Read "PID/name" below ProcRoot into s->buf. */
-static int read_pidfile(struct memz_sampler *s, int pid, const char *name,
-			size_t *len)
+int mz_read_pidfile(struct memz_sampler *s, int pid, const char *name,
+		    size_t *len)
 {
 	char path[64];
 	int fd, rc;
@@ -219,12 +183,12 @@ static int read_pidfile(struct memz_sampler *s, int pid, const char *name,
 		s->st->files_read++;
 		return fd;
 	}
-	rc = pread_record(s, fd, len);
+	rc = mz_pread_record(s, fd, len);
 	close(fd);
 	return rc;
 }
 
-static int open_pidfile(struct memz_sampler *s, int pid, const char *name)
+int mz_open_pidfile(struct memz_sampler *s, int pid, const char *name)
 {
 	char path[64];
 
@@ -246,9 +210,9 @@ static int read_statm(struct memz_sampler *s, struct memz_proc *p,
 	int rc;
 
 	if (p->statm_fd >= 0)
-		rc = pread_record(s, p->statm_fd, &len);
+		rc = mz_pread_record(s, p->statm_fd, &len);
 	else
-		rc = read_pidfile(s, p->pid, "statm", &len);
+		rc = mz_read_pidfile(s, p->pid, "statm", &len);
 	if (rc)
 		return rc;
 	return memz_parse_statm(s->buf, len, 1, out);
@@ -289,7 +253,7 @@ static void read_identity(struct memz_sampler *s, struct memz_proc *p)
 	size_t len;
 	int v;
 
-	if (!read_pidfile(s, p->pid, "status", &len) &&
+	if (!mz_read_pidfile(s, p->pid, "status", &len) &&
 	    !memz_parse_status(s->buf, len, &st)) {
 		p->uid = st.uid;
 		p->vm_hwm = st.vm_hwm;
@@ -298,11 +262,11 @@ static void read_identity(struct memz_sampler *s, struct memz_proc *p)
 	}
 	if (p->kernel_thread)
 		return;
-	if (!read_pidfile(s, p->pid, "oom_score_adj", &len) &&
+	if (!mz_read_pidfile(s, p->pid, "oom_score_adj", &len) &&
 	    !memz_parse_oom_score_adj(s->buf, len, &v))
 		p->oom_score_adj = v;
 	if (s->s.group_by == MEMZ_GROUP_CGROUP &&
-	    !read_pidfile(s, p->pid, "cgroup", &len) &&
+	    !mz_read_pidfile(s, p->pid, "cgroup", &len) &&
 	    !memz_parse_cgroup(s->buf, len, tmp, sizeof tmp))
 		memz_table_set_cgroup(s->table, p, tmp);
 	if (s->s.group_by == MEMZ_GROUP_EXE) {
@@ -328,7 +292,7 @@ static struct memz_proc *discover(struct memz_sampler *s, int pid, int *rc)
 	size_t len;
 	bool is_new;
 
-	*rc = read_pidfile(s, pid, "stat", &len);
+	*rc = mz_read_pidfile(s, pid, "stat", &len);
 	if (*rc || memz_parse_stat(s->buf, len, &ps))
 		return NULL;
 	p = memz_table_get(s->table, pid, ps.start_time, &is_new);
@@ -399,7 +363,7 @@ static struct memz_proc *probe(struct memz_sampler *s, int pid)
 	 * no process ever loses its fd to a newer one, and one that came
 	 * when none was left gets one once others have exited */
 	if (p->statm_fd < 0 && s->open_fds < s->fd_budget) {
-		int fd = open_pidfile(s, pid, "statm");
+		int fd = mz_open_pidfile(s, pid, "statm");
 
 		if (fd >= 0) {
 			p->statm_fd = fd;
@@ -409,201 +373,6 @@ static struct memz_proc *probe(struct memz_sampler *s, int pid)
 	if (probe_statm(s, p))
 		return NULL;
 	return p;
-}
-
-/* Resident minus shared, in bytes. */
-static int64_t anon_of(const struct memz_statm_pages *m, uint64_t page_size)
-{
-	return ((int64_t)m->resident - (int64_t)m->shared) * (int64_t)page_size;
-}
-
-static bool statm_changed(const struct memz_proc *p)
-{
-	return p->statm_last.resident != p->statm_at_exact.resident ||
-	       p->statm_last.shared != p->statm_at_exact.shared ||
-	       p->statm_last.data != p->statm_at_exact.data;
-}
-
-/* Before the first read, guess the cost from the resident size: the kernel
- * walks page tables at roughly 12 ms per GiB. */
-static double est_cost(const struct memz_proc *p, uint64_t page_size)
-{
-	if (p->cost_s > 0)
-		return p->cost_s;
-	return 20e-6 + (double)p->statm_last.resident * (double)page_size *
-			       (12e-3 / 1073741824.0);
-}
-
-/* One exact read: smaps_rollup (or summed smaps on kernels before 4.14). */
-static int read_smaps_sum(struct memz_sampler *s, struct memz_proc *p,
-			  struct memz_rollup *r)
-{
-	char path[64];
-	size_t len;
-	int rc;
-
-	snprintf(path, sizeof path, "%d/smaps", p->pid);
-	s->st->files_read++;
-	s->st->files_opened++;
-	rc = memz_read_file_grow(s->a, s->proc_fd, path, &s->smaps_buf,
-				 &s->smaps_cap, &len);
-	return rc ? rc : memz_parse_smaps_sum(s->smaps_buf, len, r);
-}
-
-/* One exact read: smaps_rollup, or summed smaps on kernels before 4.14. A
- * missing smaps_rollup next to a present smaps is such a kernel, and then
- * smaps is read directly from then on. */
-static int read_exact(struct memz_sampler *s, struct memz_proc *p,
-		      struct memz_rollup *r)
-{
-	size_t len;
-	int rc;
-
-	if (s->no_rollup)
-		return read_smaps_sum(s, p, r);
-	/* kept by processes read on consecutive cycles; the statm fds come
-	 * first, so the rollup fds stay within three quarters of the budget */
-	if (p->rollup_fd < 0 && p->has_exact && p->cycles_since_exact <= 1 &&
-	    s->open_fds < s->fd_budget - s->fd_budget / 4) {
-		int fd = open_pidfile(s, p->pid, "smaps_rollup");
-
-		if (fd >= 0) {
-			p->rollup_fd = fd;
-			s->open_fds++;
-		}
-	}
-	if (p->rollup_fd >= 0) {
-		rc = pread_record(s, p->rollup_fd, &len);
-	} else {
-		rc = read_pidfile(s, p->pid, "smaps_rollup", &len);
-		if (rc == -ENOENT) {
-			rc = read_smaps_sum(s, p, r);
-			if (!rc)
-				s->no_rollup = true;
-			return rc;
-		}
-	}
-	return rc ? rc : memz_parse_rollup(s->buf, len, r);
-}
-
-static uint64_t add_clamped(uint64_t v, int64_t d)
-{
-	if (d < 0 && (uint64_t)-d > v)
-		return 0;
-	return (uint64_t)((int64_t)v + d);
-}
-
-/* smaps counts in kB, so KiB lose nothing; 32 bits hold 4 TiB. */
-static uint32_t kib32(uint64_t bytes)
-{
-	uint64_t k = bytes >> 10;
-
-	return k > UINT32_MAX ? UINT32_MAX : (uint32_t)k;
-}
-
-static uint64_t from_kib(uint32_t kib)
-{
-	return (uint64_t)kib << 10;
-}
-
-/* Anonymous growth since the last exact read, as statm sees it. */
-static int64_t anon_delta(const struct memz_proc *p, uint64_t page_size)
-{
-	return anon_of(&p->statm_last, page_size) -
-	       anon_of(&p->statm_at_exact, page_size);
-}
-
-/* PSS as estimated from the last exact read and statm since. */
-static uint64_t estimated_pss(const struct memz_proc *p, uint64_t page_size)
-{
-	return add_clamped(from_kib(p->exact.pss), anon_delta(p, page_size));
-}
-
-/* A process's series between two exact reads follows statm; what statm
- * could not see (sharers coming and going, shared memory) would land as
- * one step at the next exact read, an artefact of how seldom the budget
- * lets a large process be read. So the step moves the detector's history
- * instead of counting as growth. A process read every cycle has no
- * estimated samples in between and keeps its exact series. */
-static void rebase_on_exact(struct memz_proc *p, const struct memz_rollup *r,
-			    uint64_t page_size)
-{
-	if (p->has_exact && p->cycles_since_exact > 0)
-		memz_detector_rebase(&p->det,
-				     (double)r->pss -
-					     (double)estimated_pss(p, page_size));
-}
-
-static int exact_read(struct memz_sampler *s, struct memz_proc *p,
-		      double *cost)
-{
-	struct memz_rollup r;
-	struct memz_pstatus st;
-	double c0 = thread_cpu();
-	size_t len;
-	/* statm unchanged since the last exact read: resident did not move,
-	 * so neither did VmHWM nor VmSwap (swapping out lowers resident) */
-	bool moved = !p->has_exact || statm_changed(p);
-	int rc = read_exact(s, p, &r);
-
-	*cost = thread_cpu() - c0;
-	s->st->rollup_cpu_s += *cost;
-	if (rc == -EACCES || rc == -EPERM) {
-		p->no_access = true;
-		return rc;
-	}
-	if (rc)
-		return rc;
-	s->st->rollup_reads++;
-	p->cost_s = (float)(p->cost_s > 0 ? 0.7 * p->cost_s + 0.3 * *cost : *cost);
-	rebase_on_exact(p, &r, s->page_size);
-	p->mem = r;
-	p->exact.rss = kib32(r.rss);
-	p->exact.pss = kib32(r.pss);
-	p->exact.pss_anon = kib32(r.pss_anon);
-	p->exact.anonymous = kib32(r.anonymous);
-	p->exact.private_dirty = kib32(r.private_dirty);
-	p->statm_at_exact = p->statm_last;
-	p->exact_t = s->now;
-	p->has_exact = true;
-	p->cycles_since_exact = 0;
-	if (moved && !read_pidfile(s, p->pid, "status", &len) &&
-	    !memz_parse_status(s->buf, len, &st)) {
-		p->vm_hwm = st.vm_hwm;
-		p->vm_swap = st.vm_swap;
-	}
-	return 0;
-}
-
-static int read_cand(void *ctx, struct memz_budget_cand *c, double *cost)
-{
-	return exact_read(ctx, c->ref, cost);
-}
-
-/* Between exact reads, move the figures by what statm says changed:
- * resident minus shared is the anonymous part a leak grows. */
-static void estimate(struct memz_proc *p, double now, uint64_t page_size)
-{
-	int64_t d_anon = anon_delta(p, page_size);
-	int64_t d_rss = ((int64_t)p->statm_last.resident -
-			 (int64_t)p->statm_at_exact.resident) *
-			(int64_t)page_size;
-
-	p->mem.pss = add_clamped(from_kib(p->exact.pss), d_anon);
-	p->mem.pss_anon = add_clamped(from_kib(p->exact.pss_anon), d_anon);
-	p->mem.anonymous = add_clamped(from_kib(p->exact.anonymous), d_anon);
-	p->mem.private_dirty = add_clamped(from_kib(p->exact.private_dirty), d_anon);
-	p->mem.rss = add_clamped(from_kib(p->exact.rss), d_rss);
-	p->pss_age = now - p->exact_t;
-}
-
-static void schedule_exact(struct memz_sampler *s, size_t n)
-{
-	struct memz_budget_result res;
-
-	memz_budget_schedule(&s->budget, s->cand, n, read_cand, s, &res);
-	s->st->rollup_skipped += res.skipped;
-	s->st->rollup_deferred += res.deferred;
 }
 
 static int parse_pid(const char *name)
@@ -642,10 +411,10 @@ static int visit(struct memz_sampler *s, int pid, double now, size_t *n)
 	c = &s->cand[(*n)++];
 	c->ref = p;
 	c->need = memz_budget_need(p->has_exact, now - p->exact_t,
-				   s->s.pss_max_age, statm_changed(p),
+				   s->s.pss_max_age, mz_statm_changed(p),
 				   p->cycles_since_exact,
 				   (unsigned)s->s.pss_refresh_cycles);
-	c->cost = est_cost(p, s->page_size);
+	c->cost = mz_est_cost(p, s->page_size);
 	c->age = p->has_exact ? now - p->exact_t : 0;
 	c->key = p->pid;
 	return 0;
@@ -695,7 +464,7 @@ static int sample_processes(struct memz_sampler *s, double now)
 
 	if (rc)
 		return rc;
-	schedule_exact(s, n);
+	mz_schedule_exact(s, n);
 	for (size_t i = 0; i < n; i++) {
 		struct memz_proc *p = s->cand[i].ref;
 
@@ -711,7 +480,7 @@ static int sample_processes(struct memz_sampler *s, double now)
 		if (p->rollup_fd >= 0 &&
 		    p->cycles_since_exact >= ROLLUP_FD_IDLE_CYCLES)
 			close_fd(s, &p->rollup_fd);
-		estimate(p, now, s->page_size);
+		mz_estimate(p, now, s->page_size);
 		p->has_sample = true;
 		s->st->seen++;
 	}

@@ -6,6 +6,7 @@ libmemz_la_SOURCES += \
 	include/memz/intern.h core/intern.c \
 	include/memz/table.h core/table.c \
 	include/memz/sampler.h core/sampler.c core/breakdown.c \
+	core/sampler_int.h core/exact.c \
 	include/memz/json.h core/json.c
 
 UNIT_TESTS += tests/test_settings tests/test_sanitize
@@ -20,12 +21,17 @@ check_PROGRAMS += tests/test_table
 tests_test_table_SOURCES = tests/test_table.c tests/check.h tests/counting_alloc.h
 tests_test_table_LDADD = libmemz.la
 
-UNIT_TESTS += tests/test_sampler
-check_PROGRAMS += tests/test_sampler
-tests_test_sampler_SOURCES = tests/test_sampler.c tests/check.h tests/counting_alloc.h
+UNIT_TESTS += tests/test_sampler tests/test_sampler_live
+check_PROGRAMS += tests/test_sampler tests/test_sampler_live
+tests_test_sampler_SOURCES = tests/test_sampler.c tests/check.h \
+	tests/counting_alloc.h tests/sampler_util.h
 tests_test_sampler_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DMEMZ_FIXTURES='"$(abs_top_srcdir)/tests/fixtures"'
 tests_test_sampler_LDADD = libmemz.la
+tests_test_sampler_live_SOURCES = tests/test_sampler_live.c tests/check.h \
+	tests/sampler_util.h
+tests_test_sampler_live_CPPFLAGS = $(tests_test_sampler_CPPFLAGS)
+tests_test_sampler_live_LDADD = libmemz.la
 
 UNIT_TESTS += tests/test_json
 check_PROGRAMS += tests/test_json

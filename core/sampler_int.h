@@ -1,0 +1,65 @@
+/*
+ * sampler_int.h - the sampler's state, private to core/. sampler.c runs the
+ * cycle (the system files, the probes, the table); exact.c does the exact
+ * reads the budget admits and moves the figures between them.
+ */
+#ifndef MEMZ_SAMPLER_INT_H
+#define MEMZ_SAMPLER_INT_H
+
+#include <dirent.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memz/budget.h"
+#include "memz/pidwatch.h"
+#include "memz/sampler.h"
+
+struct memz_sampler {
+	struct memz_settings s;
+	const struct memz_allocator *a;
+	struct memz_table *table;
+	struct memz_sysfiles sys;
+	struct memz_pace pace;
+	struct memz_pidwatch pids;
+	int proc_fd;
+	DIR *dir;
+	uint64_t page_size;
+	int fd_budget, open_fds;
+	unsigned cycle;
+	bool may_rest; /* this cycle: quiet processes may go unprobed */
+	bool no_rollup; /* the kernel has no smaps_rollup: sum smaps */
+
+	struct memz_budget budget; /* CPU time for the exact reads */
+	double now;                /* this cycle's */
+
+	struct memz_budget_cand *cand;
+	size_t cap_cand;
+	char buf[8192];
+	char *smaps_buf;
+	size_t smaps_cap;
+	struct memz_cycle_stats *st; /* this cycle's, in the snapshot */
+};
+
+/* sampler.c: reading files of ProcRoot, each counted in the cycle's stats */
+
+/* pread a kept fd's whole record into s->buf. */
+int mz_pread_record(struct memz_sampler *s, int fd, size_t *len);
+/* "PID/name" below ProcRoot into s->buf. */
+int mz_read_pidfile(struct memz_sampler *s, int pid, const char *name,
+		    size_t *len);
+/* Open "PID/name" below ProcRoot: fd or -errno. */
+int mz_open_pidfile(struct memz_sampler *s, int pid, const char *name);
+
+/* exact.c */
+
+/* statm moved since the last exact read. */
+bool mz_statm_changed(const struct memz_proc *p);
+/* What an exact read of p will cost, in CPU seconds. */
+double mz_est_cost(const struct memz_proc *p, uint64_t page_size);
+/* Let the budget pick among s->cand[0..n) and do the reads it admits. */
+void mz_schedule_exact(struct memz_sampler *s, size_t n);
+/* Move p's figures by what statm says changed since its exact read. */
+void mz_estimate(struct memz_proc *p, double now, uint64_t page_size);
+
+#endif
