@@ -1,7 +1,5 @@
 #include <math.h>
-#include <math.h>
 #include <stdlib.h>
-#include <string.h>
 #include <string.h>
 
 #include "memz/budget.h"
@@ -71,7 +69,7 @@ void memz_budget_refill(struct memz_budget *b, double now)
 
 void memz_budget_charge(struct memz_budget *b, double cost, bool refresh)
 {
-	double floor_;
+	double least;
 
 	if (!(cost > 0))
 		return;
@@ -84,9 +82,9 @@ void memz_budget_charge(struct memz_budget *b, double cost, bool refresh)
 	 * PssMaxAge reads alone exceed the budget; forgetting that excess lets
 	 * optional reads resume once they stop, instead of hours later (the
 	 * window forgets it after a minute anyway). */
-	floor_ = -(cost > b->minute ? cost : b->minute);
-	if (b->tokens < floor_)
-		b->tokens = floor_;
+	least = -(cost > b->minute ? cost : b->minute);
+	if (b->tokens < least)
+		b->tokens = least;
 }
 
 double memz_budget_room(const struct memz_budget *b)

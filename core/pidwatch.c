@@ -69,24 +69,23 @@ static bool same_namespace(int proc_fd)
 	return !strcmp(link, want);
 }
 
-int memz_pidwatch_open(struct memz_pidwatch *w, int proc_fd)
+void memz_pidwatch_open(struct memz_pidwatch *w, int proc_fd)
 {
 	int fd, tasks, last;
 	size_t len;
 
 	memz_pidwatch_release(w);
 	if (!same_namespace(proc_fd))
-		return 0;
+		return;
 	fd = memz_open_at(proc_fd, "loadavg");
 	if (fd < 0)
-		return 0;
+		return;
 	if (memz_pread_file(fd, w->buf, sizeof w->buf, &len) ||
 	    memz_parse_loadavg_pids(w->buf, len, &tasks, &last) || last == 0) {
 		close(fd);
-		return 0;
+		return;
 	}
 	w->fd = fd;
-	return 0;
 }
 
 bool memz_pidwatch_on(const struct memz_pidwatch *w)

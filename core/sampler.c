@@ -109,9 +109,7 @@ int memz_sampler_new(struct memz_sampler **out, const struct memz_settings *set,
 		rc = -errno;
 		goto fail;
 	}
-	rc = memz_pidwatch_open(&s->pids, s->proc_fd);
-	if (rc)
-		goto fail;
+	memz_pidwatch_open(&s->pids, s->proc_fd);
 	*out = s;
 	return 0;
 fail:

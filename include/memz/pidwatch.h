@@ -40,9 +40,9 @@ int memz_parse_loadavg_pids(const char *buf, size_t len, int *tasks,
 			    int *last_pid);
 
 void memz_pidwatch_init(struct memz_pidwatch *w);
-/* proc_fd: ProcRoot opened as a directory. Returns 0 whether or not the
- * watch could be turned on (memz_pidwatch_on tells). */
-int memz_pidwatch_open(struct memz_pidwatch *w, int proc_fd);
+/* proc_fd: ProcRoot opened as a directory. Cannot fail: a watch that
+ * cannot be turned on is off (memz_pidwatch_on tells). */
+void memz_pidwatch_open(struct memz_pidwatch *w, int proc_fd);
 bool memz_pidwatch_on(const struct memz_pidwatch *w);
 
 #define MEMZ_PIDWATCH_NEW 1u  /* a pid may have been handed out */
