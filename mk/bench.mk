@@ -15,10 +15,10 @@ tests_test_budget_live_LDADD = libmemz.la
 
 # benchmarks: `make bench` prints figures; nothing here is a test
 noinst_PROGRAMS += tests/bench_sampler tests/bench/procs tests/bench/reader
-tests_bench_sampler_SOURCES = tests/bench_sampler.c
+tests_bench_sampler_SOURCES = tests/bench_sampler.c tests/bench/naive.h
 tests_bench_sampler_LDADD = libmemz.la
 tests_bench_procs_SOURCES = tests/bench/procs.c
-tests_bench_reader_SOURCES = tests/bench/reader.c
+tests_bench_reader_SOURCES = tests/bench/reader.c tests/bench/naive.h
 tests_bench_reader_LDADD = libmemz.la
 dist_noinst_SCRIPTS += scripts/bench.sh
 

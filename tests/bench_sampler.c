@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "memz/procfs.h"
+#include "bench/naive.h"
 #include "memz/sampler.h"
 
 static double cpu_now(void)
@@ -78,33 +79,6 @@ static void child(size_t mib)
 		}
 		nap(10);
 	}
-}
-
-static void naive_cycle(char *buf, size_t cap)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *de;
-	struct memz_rollup r;
-
-	while ((de = readdir(d))) {
-		char path[64];
-		ssize_t n;
-		int fd;
-
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof path, "/proc/%.20s/smaps_rollup", de->d_name);
-		fd = open(path, O_RDONLY);
-		if (fd < 0)
-			continue;
-		n = read(fd, buf, cap - 1);
-		close(fd);
-		if (n > 0) {
-			buf[n] = '\0';
-			memz_parse_rollup(buf, (size_t)n, &r);
-		}
-	}
-	closedir(d);
 }
 
 struct result {

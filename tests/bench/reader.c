@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "memz/procfs.h"
+#include "naive.h"
 #include "memz/sampler.h"
 
 static volatile sig_atomic_t report, stop;
@@ -84,35 +85,6 @@ static void tick(struct timespec *next)
 		       EINTR &&
 	       !stop && !report)
 		;
-}
-
-static void naive_cycle(char *buf, size_t cap)
-{
-	DIR *d = opendir("/proc");
-	struct dirent *de;
-	struct memz_rollup r;
-
-	if (!d)
-		return;
-	while ((de = readdir(d))) {
-		char path[64];
-		ssize_t n;
-		int fd;
-
-		if (de->d_name[0] < '1' || de->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof path, "/proc/%.20s/smaps_rollup", de->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		n = read(fd, buf, cap - 1);
-		close(fd);
-		if (n > 0) {
-			buf[n] = '\0';
-			memz_parse_rollup(buf, (size_t)n, &r);
-		}
-	}
-	closedir(d);
 }
 
 #define MAX_WATCH 4
