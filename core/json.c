@@ -2,6 +2,7 @@
 
 #include "memz/json.h"
 #include "memz/pace.h"
+#include "memz/report.h"
 
 #define STR(g, s) yajl_gen_string((g), (const unsigned char *)(s), strlen(s))
 
@@ -59,10 +60,29 @@ static void key_int(yajl_gen g, const char *k, long long v)
 	yajl_gen_integer(g, v);
 }
 
+/* yajl refuses NaN and infinities, and would leave the document cut. */
 static void key_dbl(yajl_gen g, const char *k, double v)
 {
 	STR(g, k);
-	yajl_gen_double(g, v);
+	yajl_gen_double(g, memz_finite(v));
+}
+
+/* A table's series as keys: whole units as integers. */
+static void series_keys(yajl_gen g, const struct memz_series_table *t,
+			const void *obj, unsigned skip)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		const struct memz_series *se = &t->s[i];
+		double v = memz_series_value(se, obj);
+
+		if (se->flags & skip)
+			continue;
+		if (se->unit == MEMZ_UNIT_BYTES_PER_S ||
+		    se->unit == MEMZ_UNIT_PERCENT || se->unit == MEMZ_UNIT_SECONDS)
+			key_dbl(g, se->name, v);
+		else
+			key_int(g, se->name, (long long)v);
+	}
 }
 
 static void key_str(yajl_gen g, const char *k, const char *v)
@@ -95,17 +115,18 @@ static void breakdown(yajl_gen g, const struct memz_breakdown *b)
 	STR(g, "breakdown");
 	yajl_gen_map_open(g);
 	key_u64(g, "mem_total", b->mem_total);
-	key_u64(g, "free", b->free);
-	key_u64(g, "buffers", b->buffers);
-	key_u64(g, "cached", b->cached);
-	key_u64(g, "slab", b->slab);
-	key_u64(g, "page_tables", b->page_tables);
-	key_u64(g, "process_anon", b->process_anon);
-	key_u64(g, "hidden_anon", b->hidden_anon);
-	key_u64(g, "kernel_residual", b->kernel_residual);
-	key_u64(g, "kernel_stack", b->kernel_stack);
-	key_u64(g, "vmalloc_used", b->vmalloc_used);
-	key_u64(g, "percpu", b->percpu);
+	series_keys(g, &memz_series_breakdown, b, 0);
+	/* the kernel's pieces beside the residual, which is a part already */
+	for (size_t i = 0; i < memz_series_kernel.n; i++) {
+		const struct memz_series *se = &memz_series_kernel.s[i];
+		bool part = false;
+
+		for (size_t j = 0; j < memz_series_breakdown.n; j++)
+			part = part || !strcmp(memz_series_breakdown.s[j].name,
+					       se->name);
+		if (!part)
+			key_u64(g, se->name, (uint64_t)memz_series_value(se, b));
+	}
 	yajl_gen_map_close(g);
 }
 
@@ -147,9 +168,7 @@ static void system_part(yajl_gen g, const struct memz_snapshot *s)
 	for (unsigned i = 0; i < s->numa.n; i++) {
 		yajl_gen_map_open(g);
 		key_int(g, "node", s->numa.node[i].id);
-		key_u64(g, "total", s->numa.node[i].total);
-		key_u64(g, "free", s->numa.node[i].free);
-		key_u64(g, "used", s->numa.node[i].used);
+		series_keys(g, &memz_series_node, &s->numa.node[i], 0);
 		yajl_gen_map_close(g);
 	}
 	yajl_gen_array_close(g);
@@ -179,24 +198,35 @@ static void system_part(yajl_gen g, const struct memz_snapshot *s)
 	yajl_gen_map_close(g);
 }
 
-static void groups(yajl_gen g, const struct memz_snapshot *s)
+/* Every group, each saying whether hosts publish it and, given a report's
+ * view, under which id. */
+static void groups(yajl_gen g, const struct memz_snapshot *s,
+		   const struct memz_report_view *rv)
 {
+	size_t published = 0;
+
 	STR(g, "groups");
 	yajl_gen_array_open(g);
 	for (size_t i = 0; i < s->view.n_groups; i++) {
 		const struct memz_group *gr = s->view.groups[i];
+		bool pub = memz_report_publishes(gr, published);
+		const char *id = NULL;
 
+		if (pub)
+			published++;
+		for (size_t j = 0; rv && pub && j < rv->n_groups; j++)
+			if (rv->groups[j].g == gr)
+				id = rv->groups[j].id;
 		yajl_gen_map_open(g);
 		key_str(g, "name", gr->name);
-		key_int(g, "members", gr->members);
-		key_int(g, "threads", gr->threads);
-		key_u64(g, "pss", gr->pss);
-		key_u64(g, "uss", gr->uss);
-		key_u64(g, "rss", gr->rss);
-		key_u64(g, "swap", gr->swap);
-		key_u64(g, "anon", gr->anon);
+		series_keys(g, &memz_series_group, gr,
+			    MEMZ_SERIES_VERDICT | MEMZ_SERIES_DETAIL);
 		STR(g, "reported");
 		yajl_gen_bool(g, gr->reported);
+		STR(g, "published");
+		yajl_gen_bool(g, pub);
+		if (rv)
+			key_str(g, "id", id);
 		verdict(g, &gr->det.verdict);
 		yajl_gen_map_close(g);
 	}
@@ -258,7 +288,8 @@ static void events(yajl_gen g, const struct memz_snapshot *s)
 	yajl_gen_array_close(g);
 }
 
-int memz_json_snapshot(yajl_gen g, const struct memz_snapshot *s)
+static int snapshot(yajl_gen g, const struct memz_snapshot *s,
+		    const struct memz_report_view *rv)
 {
 	if (yajl_gen_map_open(g) != yajl_gen_status_ok)
 		return -1;
@@ -266,13 +297,24 @@ int memz_json_snapshot(yajl_gen g, const struct memz_snapshot *s)
 	breakdown(g, &s->br);
 	system_part(g, s);
 	key_int(g, "leak_suspects", s->view.leak_suspects);
-	groups(g, s);
+	groups(g, s, rv);
 	processes(g, s);
 	events(g, s);
 	return yajl_gen_map_close(g) == yajl_gen_status_ok ? 0 : -1;
 }
 
-int memz_json_print(FILE *f, const struct memz_snapshot *s)
+int memz_json_snapshot(yajl_gen g, const struct memz_snapshot *s)
+{
+	return snapshot(g, s, NULL);
+}
+
+int memz_json_report(yajl_gen g, const struct memz_report_view *v)
+{
+	return snapshot(g, v->snap, v);
+}
+
+static int print(FILE *f, const struct memz_snapshot *s,
+		 const struct memz_report_view *v)
 {
 	yajl_gen g = yajl_gen_alloc(NULL);
 	const unsigned char *buf;
@@ -281,11 +323,21 @@ int memz_json_print(FILE *f, const struct memz_snapshot *s)
 
 	if (!g)
 		return -1;
-	rc = memz_json_snapshot(g, s);
+	rc = snapshot(g, s, v);
 	if (!rc && yajl_gen_get_buf(g, &buf, &len) == yajl_gen_status_ok) {
 		if (fwrite(buf, 1, len, f) != len || fputc('\n', f) == EOF)
 			rc = -1;
 	}
 	yajl_gen_free(g);
 	return rc;
+}
+
+int memz_json_print(FILE *f, const struct memz_snapshot *s)
+{
+	return print(f, s, NULL);
+}
+
+int memz_json_print_report(FILE *f, const struct memz_report_view *v)
+{
+	return print(f, v->snap, v);
 }

@@ -7,7 +7,8 @@ libmemz_la_SOURCES += \
 	include/memz/table.h core/table.c \
 	include/memz/sampler.h core/sampler.c core/breakdown.c \
 	core/sampler_int.h core/exact.c \
-	include/memz/json.h core/json.c
+	include/memz/json.h core/json.c \
+	include/memz/report.h core/report.c
 
 UNIT_TESTS += tests/test_settings tests/test_sanitize
 check_PROGRAMS += tests/test_settings tests/test_sanitize
@@ -39,3 +40,8 @@ tests_test_json_SOURCES = tests/test_json.c tests/check.h
 tests_test_json_CPPFLAGS = $(AM_CPPFLAGS) $(YAJL_CFLAGS) \
 	-DMEMZ_FIXTURES='"$(abs_top_srcdir)/tests/fixtures"'
 tests_test_json_LDADD = libmemz.la $(YAJL_LIBS)
+
+UNIT_TESTS += tests/test_report
+check_PROGRAMS += tests/test_report
+tests_test_report_SOURCES = tests/test_report.c tests/check.h tests/counting_alloc.h
+tests_test_report_LDADD = libmemz.la

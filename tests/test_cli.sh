@@ -46,7 +46,7 @@ EOF
 # --- top: exact tables ------------------------------------------------------
 expect_rc 0 $MEMZ top $ROOT
 cat >"$TMP/want" <<'EOF'
-RAM 23.5 GiB: processes 51.8 MiB, hidden 0 B, cached 245.6 MiB, buffers 2.4 MiB, slab 139.3 MiB, page tables 1.6 MiB, kernel 27.0 MiB, free 23.1 GiB
+RAM 23.5 GiB: free 23.1 GiB, buffers 2.4 MiB, cached 245.6 MiB, slab 139.3 MiB, page tables 1.6 MiB, processes 51.8 MiB, hidden 0 B, kernel 27.0 MiB
 2 groups, 0 leak suspects
    PROCS         PSS         USS         RSS        SWAP        GROWTH LEAK    NAME
       2x    52.5 MiB    51.4 MiB    53.9 MiB     1.2 MiB             -         app
@@ -59,7 +59,7 @@ if tr -d '\n' <"$TMP/out" | grep -q "$(printf '\033')"; then fail "raw ESC in to
 
 expect_rc 0 $MEMZ top --bytes --processes $ROOT
 cat >"$TMP/want" <<'EOF'
-RAM 25276059648: processes 54292480, hidden 0, cached 257536000, buffers 2535424, slab 146100224, page tables 1675264, kernel 28340224, free 24785580032
+RAM 25276059648: free 24785580032, buffers 2535424, cached 257536000, slab 146100224, page tables 1675264, processes 54292480, hidden 0, kernel 28340224
 3 processes, 0 leak suspects
      PID         PSS         USS         RSS        SWAP        GROWTH LEAK    NAME
      100    54820864    53637120    56270848     1310720             -         app

@@ -1,4 +1,4 @@
-/* memz json: one snapshot as a line of JSON (the core's memz_json_print). */
+/* memz json: one snapshot as a line of JSON (the core's memz_json_print_report). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* getopt_long */
 #endif
@@ -75,6 +75,8 @@ int cli_json(int argc, char **argv)
 	struct memz_settings set;
 	struct memz_sampler *sm = NULL;
 	struct memz_snapshot snap;
+	struct memz_report *report = NULL;
+	const struct memz_report_view *view;
 	unsigned samples = 1;
 	double interval = 1;
 	int rc;
@@ -99,8 +101,11 @@ int cli_json(int argc, char **argv)
 	if (rc)
 		fprintf(stderr, "memz json: cannot read %s/meminfo: %s\n",
 			set.proc_root, strerror(-rc));
-	else if (memz_json_print(stdout, &snap) || fflush(stdout))
+	else if (memz_report_new(&report, a) ||
+		 memz_report_update(report, &snap, &view) ||
+		 memz_json_print_report(stdout, view) || fflush(stdout))
 		rc = -1;
+	memz_report_free(&report);
 	memz_snapshot_release(&snap, a);
 	memz_sampler_free(&sm);
 	return rc ? 1 : 0;

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "memz/report.h"
 #include "memz/sampler.h"
 
 enum sort_key { SORT_PSS, SORT_USS, SORT_RSS, SORT_SWAP, SORT_GROWTH,
@@ -160,20 +161,15 @@ static size_t collect(const struct top_opts *o, const struct memz_snapshot *s,
 static void print_breakdown(const struct top_opts *o,
 			    const struct memz_breakdown *br)
 {
-	char b[9][32];
-	bool raw = o->raw;
+	const struct memz_series_table *t = &memz_series_breakdown;
+	char b[32];
 
-	printf("RAM %s: processes %s, hidden %s, cached %s, buffers %s, "
-	       "slab %s, page tables %s, kernel %s, free %s\n",
-	       cli_bytes(br->mem_total, raw, b[0], 32),
-	       cli_bytes(br->process_anon, raw, b[1], 32),
-	       cli_bytes(br->hidden_anon, raw, b[2], 32),
-	       cli_bytes(br->cached, raw, b[3], 32),
-	       cli_bytes(br->buffers, raw, b[4], 32),
-	       cli_bytes(br->slab, raw, b[5], 32),
-	       cli_bytes(br->page_tables, raw, b[6], 32),
-	       cli_bytes(br->kernel_residual, raw, b[7], 32),
-	       cli_bytes(br->free, raw, b[8], 32));
+	printf("RAM %s:", cli_bytes(br->mem_total, o->raw, b, sizeof b));
+	for (size_t i = 0; i < t->n; i++)
+		printf("%s %s %s", i ? "," : "", t->s[i].label,
+		       cli_bytes((uint64_t)memz_series_value(&t->s[i], br),
+				 o->raw, b, sizeof b));
+	putchar('\n');
 }
 
 static int print_table(const struct top_opts *o,

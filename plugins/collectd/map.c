@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "map.h"
+#include "memz/report.h"
 #include "memz/sanitize.h"
 #include "memz/settings.h"
 
@@ -16,68 +17,62 @@ static void emit1(cdm_emit_fn emit, void *ctx, const char *pi,
 	emit(ctx, &x);
 }
 
-static void group_id(const struct memz_group *g, char *out, size_t len)
+/* collectd's stock types: bytes are "memory", every other figure a
+ * "gauge"; a group's members and threads go together as "ps_count". */
+static const char *type_of(enum memz_unit u)
 {
-	memz_sanitize_id(g->name, strlen(g->name), out, len);
+	return u == MEMZ_UNIT_BYTES ? "memory" : "gauge";
 }
 
-/* Was this sanitised name already taken by an earlier reported group? A
- * rescan needs no allocation; it is skipped while every name so far was
- * an identifier already, since distinct names that need no sanitising
- * cannot collide. */
-static bool id_taken(const struct memz_table_view *v, size_t upto,
-		     const char *id)
+static size_t table(cdm_emit_fn emit, void *ctx, const char *pi,
+		    const struct memz_series_table *t, const void *obj)
 {
-	char other[CDM_INSTANCE_MAX];
-
-	for (size_t i = 0; i < upto; i++) {
-		if (!v->groups[i]->reported)
-			continue;
-		group_id(v->groups[i], other, sizeof other);
-		if (!strcmp(other, id))
-			return true;
-	}
-	return false;
-}
-
-size_t cdm_snapshot_values(const struct memz_snapshot *s, cdm_emit_fn emit,
-			   void *ctx)
-{
-	const struct memz_breakdown *b = &s->br;
-	bool any_changed = false;
 	size_t n = 0;
-	static const struct {
-		const char *ti;
-		size_t off;
-	} parts[] = {
-		{ "free", offsetof(struct memz_breakdown, free) },
-		{ "buffers", offsetof(struct memz_breakdown, buffers) },
-		{ "cached", offsetof(struct memz_breakdown, cached) },
-		{ "slab", offsetof(struct memz_breakdown, slab) },
-		{ "page_tables", offsetof(struct memz_breakdown, page_tables) },
-		{ "process_anon", offsetof(struct memz_breakdown, process_anon) },
-		{ "hidden_anon", offsetof(struct memz_breakdown, hidden_anon) },
-		{ "kernel_residual",
-		  offsetof(struct memz_breakdown, kernel_residual) },
-	};
 
-	for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++, n++) {
-		uint64_t v;
-		memcpy(&v, (const char *)b + parts[i].off, sizeof v);
-		emit1(emit, ctx, "", "memory", parts[i].ti, (double)v);
+	for (size_t i = 0; i < t->n; i++) {
+		const struct memz_series *se = &t->s[i];
+
+		if (se->flags & MEMZ_SERIES_DETAIL ||
+		    se->unit == MEMZ_UNIT_PROCESSES || se->unit == MEMZ_UNIT_THREADS)
+			continue;
+		emit1(emit, ctx, pi, type_of(se->unit), se->name,
+		      memz_series_value(se, obj));
+		n++;
 	}
+	return n;
+}
+
+static double unit_value(const struct memz_series_table *t, enum memz_unit u,
+			 const void *obj)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (t->s[i].unit == u)
+			return memz_series_value(&t->s[i], obj);
+	return 0;
+}
+
+size_t cdm_report_values(const struct memz_report_view *rv, cdm_emit_fn emit,
+			 void *ctx)
+{
+	const struct memz_snapshot *s = rv->snap;
+	size_t n = table(emit, ctx, "", &memz_series_breakdown, &s->br);
 
 	if (s->psi.present) {
 		const struct memz_psi_line *some = &s->psi.some, *full = &s->psi.full;
-		emit1(emit, ctx, "", "percent", "psi_some_avg10", some->avg10);
-		emit1(emit, ctx, "", "percent", "psi_some_avg60", some->avg60);
-		emit1(emit, ctx, "", "percent", "psi_some_avg300", some->avg300);
+		emit1(emit, ctx, "", "percent", "psi_some_avg10",
+		      memz_finite(some->avg10));
+		emit1(emit, ctx, "", "percent", "psi_some_avg60",
+		      memz_finite(some->avg60));
+		emit1(emit, ctx, "", "percent", "psi_some_avg300",
+		      memz_finite(some->avg300));
 		n += 3;
 		if (s->psi.has_full) {
-			emit1(emit, ctx, "", "percent", "psi_full_avg10", full->avg10);
-			emit1(emit, ctx, "", "percent", "psi_full_avg60", full->avg60);
+			emit1(emit, ctx, "", "percent", "psi_full_avg10",
+			      memz_finite(full->avg10));
+			emit1(emit, ctx, "", "percent", "psi_full_avg60",
+			      memz_finite(full->avg60));
 			emit1(emit, ctx, "", "percent", "psi_full_avg300",
-			      full->avg300);
+			      memz_finite(full->avg300));
 			n += 3;
 		}
 	}
@@ -85,43 +80,25 @@ size_t cdm_snapshot_values(const struct memz_snapshot *s, cdm_emit_fn emit,
 	for (unsigned i = 0; i < s->numa.n && i < MEMZ_MAX_NODES; i++) {
 		char pi[CDM_INSTANCE_MAX];
 		snprintf(pi, sizeof pi, "node%d", s->numa.node[i].id);
-		emit1(emit, ctx, pi, "memory", "used", (double)s->numa.node[i].used);
-		emit1(emit, ctx, pi, "memory", "free", (double)s->numa.node[i].free);
-		n += 2;
+		n += table(emit, ctx, pi, &memz_series_node, &s->numa.node[i]);
 	}
 
-	emit1(emit, ctx, "", "gauge", "leak_suspects",
-	      (double)s->view.leak_suspects);
-	emit1(emit, ctx, "", "gauge", "interval", s->interval_ms / 1000.0);
-	n += 2;
+	n += table(emit, ctx, "", &memz_series_counts, s);
 
-	for (size_t i = 0; i < s->view.n_groups; i++) {
-		const struct memz_group *g = s->view.groups[i];
-		char id[CDM_INSTANCE_MAX];
+	for (size_t i = 0; i < rv->n_groups; i++) {
+		const struct memz_report_group *rg = &rv->groups[i];
 		struct cdm_value pc = { .type = "ps_count", .type_instance = "",
 					.n = 2 };
-		bool changed;
 
-		if (!g->reported)
-			continue;
-		group_id(g, id, sizeof id);
-		changed = strcmp(id, g->name) != 0;
-		if ((changed || any_changed) && id_taken(&s->view, i, id))
-			continue;
-		any_changed = any_changed || changed;
-		emit1(emit, ctx, id, "memory", "pss", (double)g->pss);
-		emit1(emit, ctx, id, "memory", "uss", (double)g->uss);
-		emit1(emit, ctx, id, "memory", "rss", (double)g->rss);
-		emit1(emit, ctx, id, "memory", "swap", (double)g->swap);
-		emit1(emit, ctx, id, "memory", "anon", (double)g->anon);
-		memcpy(pc.plugin_instance, id, sizeof id);
-		pc.v[0] = g->members;
-		pc.v[1] = (double)g->threads;
+		n += table(emit, ctx, rg->id, &memz_series_group, rg->g);
+		snprintf(pc.plugin_instance, sizeof pc.plugin_instance, "%s",
+			 rg->id);
+		pc.v[0] = unit_value(&memz_series_group, MEMZ_UNIT_PROCESSES,
+				     rg->g);
+		pc.v[1] = unit_value(&memz_series_group, MEMZ_UNIT_THREADS,
+				     rg->g);
 		emit(ctx, &pc);
-		emit1(emit, ctx, id, "gauge", "growth_rate", g->det.verdict.rate_bps);
-		emit1(emit, ctx, id, "gauge", "leak_confidence",
-		      g->det.verdict.confidence);
-		n += 8;
+		n++;
 	}
 	return n;
 }
@@ -232,42 +209,4 @@ int cdm_config_span(const char *key, int values_num, int *first, int *count,
 		return -1;
 	}
 	return 0;
-}
-
-void cdm_clock_init(struct cdm_clock *c, double tick, double dispatch_interval)
-{
-	memset(c, 0, sizeof *c);
-	c->tick = tick;
-	c->dispatch_interval = dispatch_interval;
-}
-
-bool cdm_sample_due(const struct cdm_clock *c, double now)
-{
-	return !c->started || now >= c->next_sample - c->tick / 2;
-}
-
-void cdm_sampled(struct cdm_clock *c, double now, unsigned interval_ms)
-{
-	c->started = true;
-	c->next_sample = now + interval_ms / 1000.0;
-}
-
-bool cdm_dispatch_due(const struct cdm_clock *c, double now)
-{
-	if (!c->started)
-		return false;
-	return !c->dispatched || now >= c->next_dispatch - c->tick / 2;
-}
-
-void cdm_dispatched(struct cdm_clock *c, double now)
-{
-	/* Stay on the grid the first dispatch set, so the interval does not
-	 * drift by the callback's lateness; after a stall, start afresh. */
-	if (!c->dispatched) {
-		c->dispatched = true;
-		c->next_dispatch = now;
-	}
-	c->next_dispatch += c->dispatch_interval;
-	if (c->next_dispatch < now)
-		c->next_dispatch = now + c->dispatch_interval;
 }

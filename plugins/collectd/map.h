@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "memz/report.h"
 #include "memz/sampler.h"
 
 /* collectd's DATA_MAX_NAME_LEN is 128; a bounded instance keeps graphs and
@@ -30,14 +31,13 @@ struct cdm_value {
 typedef void (*cdm_emit_fn)(void *ctx, const struct cdm_value *v);
 
 /*
- * Every value design.md's collectd table lists for this snapshot, in a
- * stable order: breakdown, PSI, NUMA nodes, suspects and interval, then the
- * reported groups. Two groups whose sanitised names collide share an
- * identifier; only the first (largest PSS) is emitted, so collectd never
- * sees one identifier twice in a dispatch. Returns the number emitted.
+ * Every value of the report's view, in a stable order: breakdown, PSI, NUMA
+ * nodes, counts, then each published group under its id (report.h decides
+ * which groups and their ids, so every host agrees). Returns the number
+ * emitted.
  */
-size_t cdm_snapshot_values(const struct memz_snapshot *s, cdm_emit_fn emit,
-			   void *ctx);
+size_t cdm_report_values(const struct memz_report_view *v, cdm_emit_fn emit,
+			 void *ctx);
 
 struct cdm_notif {
 	bool okay; /* false: WARNING (a leak started); true: OKAY (it cleared) */
@@ -72,28 +72,5 @@ int cdm_config_text(enum cdm_cfg_type type, const char *str, double num,
  */
 int cdm_config_span(const char *key, int values_num, int *first, int *count,
 		    bool *ignored_name, char *err, size_t errlen);
-
-/*
- * When to sample and when to dispatch. collectd calls the read callback
- * every tick (shorter than both intervals); the sampler runs when the
- * pace's interval has passed, values go out every dispatch interval. A
- * call up to half a tick early counts as on time: the scheduler's jitter
- * must not push a sample a whole tick late. The first dispatch follows the
- * first sample and sets the dispatch grid, so a slow first sample (every
- * process read exactly) does not make the second dispatch come early.
- */
-struct cdm_clock {
-	double tick, dispatch_interval; /* s */
-	double next_sample, next_dispatch;
-	bool started, dispatched;
-};
-
-void cdm_clock_init(struct cdm_clock *c, double tick, double dispatch_interval);
-bool cdm_sample_due(const struct cdm_clock *c, double now);
-/* now: when the sample started */
-void cdm_sampled(struct cdm_clock *c, double now, unsigned interval_ms);
-/* now: the time the values would carry (after any sample this call) */
-bool cdm_dispatch_due(const struct cdm_clock *c, double now);
-void cdm_dispatched(struct cdm_clock *c, double now);
 
 #endif

@@ -13,6 +13,7 @@
 
 #include "map.h"
 #include "memz/alloc.h"
+#include "memz/report.h"
 #include "memz/sampler.h"
 #include "memz/settings.h"
 
@@ -25,7 +26,8 @@ static bool settings_ready;
 static struct memz_sampler *sampler;
 static struct memz_snapshot snap;
 static bool have_snap;
-static struct cdm_clock clk;
+static struct memz_report *report;
+static struct memz_clock clk;
 static cdtime_t dispatch_interval;
 
 static void ensure_settings(void)
@@ -159,24 +161,28 @@ static int memz_read(user_data_t *ud)
 	double now = memz_now();
 
 	(void)ud;
-	if (cdm_sample_due(&clk, now)) {
+	if (memz_clock_sample_due(&clk, now)) {
 		int rc = memz_sampler_run(sampler, now, &snap);
 		if (rc < 0) {
 			ERROR(PLUGIN " plugin: sampling failed: %s", STRERROR(-rc));
 			return -1;
 		}
 		have_snap = true;
-		cdm_sampled(&clk, now, snap.interval_ms);
+		memz_clock_sampled(&clk, now, snap.interval_ms);
 		for (size_t i = 0; i < snap.view.n_events; i++)
 			notify(&snap.view.events[i]);
 	}
 	/* Values carry the time they go out, which a first sample (every
 	 * process read exactly) may have pushed well past `now`. */
 	now = memz_now();
-	if (have_snap && cdm_dispatch_due(&clk, now)) {
+	if (have_snap && memz_clock_publish_due(&clk, now)) {
 		struct dispatch_ctx d = { .time = cdtime() };
-		cdm_snapshot_values(&snap, dispatch_one, &d);
-		cdm_dispatched(&clk, now);
+		const struct memz_report_view *v;
+		/* out of memory for a new name: the groups that fitted go out */
+		if (memz_report_update(report, &snap, &v))
+			WARNING(PLUGIN " plugin: out of memory naming groups");
+		cdm_report_values(v, dispatch_one, &d);
+		memz_clock_published(&clk, now);
 	}
 	return 0;
 }
@@ -185,6 +191,7 @@ static int memz_shutdown(void)
 {
 	memz_snapshot_release(&snap, memz_allocator_libc());
 	memz_sampler_free(&sampler);
+	memz_report_free(&report);
 	have_snap = false;
 	return 0;
 }
@@ -207,7 +214,13 @@ static int memz_init(void)
 		memz_shutdown();
 		return -1;
 	}
-	cdm_clock_init(&clk, tick, interval);
+	rc = memz_report_new(&report, memz_allocator_libc());
+	if (rc < 0) {
+		ERROR(PLUGIN " plugin: out of memory");
+		memz_shutdown();
+		return -1;
+	}
+	memz_clock_init(&clk, tick, interval);
 	rc = plugin_register_complex_read(NULL, PLUGIN, memz_read,
 					  DOUBLE_TO_CDTIME_T(tick), NULL);
 	if (rc) {

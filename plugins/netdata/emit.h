@@ -7,19 +7,19 @@
  * first SET, and a group that goes away is declared obsolete once and never
  * SET again. A group that comes back gets its old id back.
  *
- * Every group name is hostile: ids go through memz_sanitize_id() and are made
- * unique with a numeric suffix, display names through memz_sanitize_label()
- * inside double quotes, so no name can split a line or inject a keyword.
- *
- * Groups on the group charts are those the core reports, plus any group
- * flagged as a leak suspect: a leak must be visible even in a group too small
- * for TopGroups.
+ * Which groups are charted, their ids and display names are the core's
+ * report (report.h), the same every host publishes: ids are sanitised and
+ * unique, display names label-safe inside double quotes, so no name can
+ * split a line or inject a keyword. The charts are the report's tables: one
+ * dimension per breakdown part on memz.ram, one chart per charted group
+ * series.
  */
 #ifndef MEMZ_ND_EMIT_H
 #define MEMZ_ND_EMIT_H
 
 #include <stdio.h>
 
+#include "memz/report.h"
 #include "memz/sampler.h"
 
 #define MEMZ_ND_PLUGIN "memz.plugin"
@@ -27,8 +27,9 @@
 #define MEMZ_ND_PRIORITY 140000
 
 /* Bounded so that a flood of short-lived names cannot grow memory forever:
- * past it, the oldest obsolete dimensions are forgotten. */
-#define MEMZ_ND_MAX_KNOWN 512
+ * past it, the oldest obsolete dimensions are forgotten (the report's
+ * bound). */
+#define MEMZ_ND_MAX_KNOWN MEMZ_REPORT_MAX_KNOWN
 
 struct memz_nd_emitter;
 

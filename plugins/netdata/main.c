@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "memz/report.h"
 #include "memz/sampler.h"
 #include "config.h"
 #include "emit.h"
@@ -100,14 +101,16 @@ struct plugin {
 	unsigned errors_logged;
 };
 
-static void sample(struct plugin *p, double now)
+static void sample(struct plugin *p, struct memz_clock *c, double now)
 {
 	int rc = memz_sampler_run(p->sampler, now, &p->snap);
 
 	if (!rc) {
 		p->have_snap = true;
+		memz_clock_sampled(c, now, p->snap.interval_ms);
 		return;
 	}
+	memz_clock_failed(c, now);
 	/* a broken system file is worth one line in error.log, not one a
 	 * second */
 	if (p->errors_logged++ < 5)
@@ -115,42 +118,32 @@ static void sample(struct plugin *p, double now)
 			strerror(-rc));
 }
 
-static double wait_s(double until, double now)
-{
-	return until > now ? until - now : 0;
-}
+/* ppoll() never wakes early, so a tick of a millisecond only absorbs the
+ * rounding of the timeout. */
+#define TICK_S 0.001
 
 static int run(struct plugin *p, const sigset_t *wait_mask)
 {
-	double now = memz_now();
-	double next_sample = now, next_report = now, last_report = 0;
+	struct memz_clock clk;
 
+	memz_clock_init(&clk, TICK_S, p->update_every);
 	while (!stop) {
 		struct pollfd pfd = { .fd = p->in.eof ? -1 : STDIN_FILENO,
 				      .events = POLLIN };
-		double until, w;
+		double now = memz_now(), w;
 		struct timespec ts;
 
-		now = memz_now();
-		if (now >= next_sample) {
-			unsigned ms;
-			sample(p, now);
-			ms = p->have_snap && p->snap.interval_ms ?
-				     p->snap.interval_ms : 1000;
-			next_sample = now + ms / 1000.0;
-		}
-		if (now >= next_report && p->have_snap) {
-			unsigned long long usec = last_report > 0 ?
-				(unsigned long long)llround((now - last_report) * 1e6) : 0;
-			if (memz_nd_emit(p->emitter, &p->snap, usec))
+		if (memz_clock_sample_due(&clk, now))
+			sample(p, &clk, now);
+		if (p->have_snap && memz_clock_publish_due(&clk, now)) {
+			double since = memz_clock_published(&clk, now);
+			if (memz_nd_emit(p->emitter, &p->snap,
+					 (unsigned long long)llround(since * 1e6)))
 				return errno == EPIPE ? 0 : -EIO;
-			last_report = now;
-			next_report += p->update_every;
-			if (next_report <= now)
-				next_report = now + p->update_every;
 		}
-		until = next_sample < next_report ? next_sample : next_report;
-		w = wait_s(until, memz_now());
+		w = memz_clock_next(&clk) - memz_now();
+		if (w < 0)
+			w = 0;
 		ts.tv_sec = (time_t)w;
 		ts.tv_nsec = (long)((w - (double)ts.tv_sec) * 1e9);
 		struct memz_nd_fctx fctx = {

@@ -1,0 +1,405 @@
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "memz/report.h"
+#include "memz/sanitize.h"
+
+double memz_finite(double x)
+{
+	return isfinite(x) ? x : 0;
+}
+
+double memz_series_value(const struct memz_series *s, const void *obj)
+{
+	return memz_finite(s->get(obj));
+}
+
+#define BR(field)                                                          \
+	static double br_##field(const void *o)                            \
+	{                                                                  \
+		return (double)((const struct memz_breakdown *)o)->field;  \
+	}
+BR(free)
+BR(buffers)
+BR(cached)
+BR(slab)
+BR(page_tables)
+BR(process_anon)
+BR(hidden_anon)
+BR(kernel_residual)
+BR(kernel_stack)
+BR(vmalloc_used)
+BR(percpu)
+
+static const struct memz_series breakdown[] = {
+	{ "free", "free", MEMZ_UNIT_BYTES, 0, NULL, NULL, br_free },
+	{ "buffers", "buffers", MEMZ_UNIT_BYTES, 0, NULL, NULL, br_buffers },
+	{ "cached", "cached", MEMZ_UNIT_BYTES, 0, NULL, NULL, br_cached },
+	{ "slab", "slab", MEMZ_UNIT_BYTES, 0, NULL, NULL, br_slab },
+	{ "page_tables", "page tables", MEMZ_UNIT_BYTES, 0, NULL, NULL,
+	  br_page_tables },
+	{ "process_anon", "processes", MEMZ_UNIT_BYTES, 0, NULL, NULL,
+	  br_process_anon },
+	{ "hidden_anon", "hidden", MEMZ_UNIT_BYTES, 0, NULL, NULL,
+	  br_hidden_anon },
+	{ "kernel_residual", "kernel", MEMZ_UNIT_BYTES, 0, NULL, NULL,
+	  br_kernel_residual },
+};
+
+static const struct memz_series kernel[] = {
+	{ "kernel_residual", "kernel", MEMZ_UNIT_BYTES, 0, NULL, NULL,
+	  br_kernel_residual },
+	{ "kernel_stack", "kernel stacks", MEMZ_UNIT_BYTES, 0, NULL, NULL,
+	  br_kernel_stack },
+	{ "vmalloc_used", "vmalloc", MEMZ_UNIT_BYTES, 0, NULL, NULL,
+	  br_vmalloc_used },
+	{ "percpu", "per-CPU", MEMZ_UNIT_BYTES, 0, NULL, NULL, br_percpu },
+};
+
+#define NODE(field)                                                        \
+	static double node_##field(const void *o)                          \
+	{                                                                  \
+		return (double)((const struct memz_numa_node *)o)->field;  \
+	}
+NODE(total)
+NODE(free)
+NODE(used)
+
+static const struct memz_series node[] = {
+	{ "total", "total", MEMZ_UNIT_BYTES, MEMZ_SERIES_DETAIL, NULL, NULL,
+	  node_total },
+	{ "free", "free", MEMZ_UNIT_BYTES, 0, NULL, NULL, node_free },
+	{ "used", "used", MEMZ_UNIT_BYTES, 0, NULL, NULL, node_used },
+};
+
+#define GR(name, expr)                                                     \
+	static double gr_##name(const void *o)                             \
+	{                                                                  \
+		const struct memz_group *g = o;                            \
+		return (double)(expr);                                     \
+	}
+GR(members, g->members)
+GR(threads, g->threads)
+GR(pss, g->pss)
+GR(uss, g->uss)
+GR(rss, g->rss)
+GR(swap, g->swap)
+GR(anon, g->anon)
+GR(growth, g->det.verdict.rate_bps)
+GR(confidence, g->det.verdict.confidence)
+GR(leak, g->det.verdict.leak)
+
+static const struct memz_series group[] = {
+	{ "members", "processes", MEMZ_UNIT_PROCESSES, 0, NULL, NULL,
+	  gr_members },
+	{ "threads", "threads", MEMZ_UNIT_THREADS, 0, NULL, NULL, gr_threads },
+	{ "pss", "PSS", MEMZ_UNIT_BYTES, 0, "group_pss",
+	  "Proportional set size (PSS) per process group", gr_pss },
+	{ "uss", "USS", MEMZ_UNIT_BYTES, 0, "group_uss",
+	  "Unique set size (USS, freed if the group exited) per process group",
+	  gr_uss },
+	{ "rss", "RSS", MEMZ_UNIT_BYTES, 0, NULL, NULL, gr_rss },
+	{ "swap", "swap", MEMZ_UNIT_BYTES, 0, "group_swap",
+	  "Swap used per process group", gr_swap },
+	{ "anon", "anonymous PSS", MEMZ_UNIT_BYTES, 0, NULL, NULL, gr_anon },
+	{ "growth_rate", "growth", MEMZ_UNIT_BYTES_PER_S, MEMZ_SERIES_VERDICT,
+	  "group_growth", "PSS growth rate per process group", gr_growth },
+	{ "leak_confidence", "leak confidence", MEMZ_UNIT_PERCENT,
+	  MEMZ_SERIES_VERDICT, NULL, NULL, gr_confidence },
+	{ "leak", "leak suspect", MEMZ_UNIT_FLAG,
+	  MEMZ_SERIES_VERDICT, "leaks",
+	  "Process groups flagged as leaking (1 = suspect)", gr_leak },
+};
+
+static double snap_suspects(const void *o)
+{
+	return ((const struct memz_snapshot *)o)->view.leak_suspects;
+}
+
+static double snap_interval(const void *o)
+{
+	return ((const struct memz_snapshot *)o)->interval_ms / 1000.0;
+}
+
+static const struct memz_series counts[] = {
+	{ "leak_suspects", "leak suspects", MEMZ_UNIT_COUNT, 0,
+	  "leak_suspects", "Processes and groups flagged as leaking",
+	  snap_suspects },
+	{ "interval", "sampling interval", MEMZ_UNIT_SECONDS, 0, "pace",
+	  "memz sampling interval", snap_interval },
+};
+
+#define TABLE(t) { t, sizeof t / sizeof t[0] }
+const struct memz_series_table memz_series_breakdown = TABLE(breakdown);
+const struct memz_series_table memz_series_kernel = TABLE(kernel);
+const struct memz_series_table memz_series_node = TABLE(node);
+const struct memz_series_table memz_series_group = TABLE(group);
+const struct memz_series_table memz_series_counts = TABLE(counts);
+
+bool memz_report_publishes(const struct memz_group *g, size_t already)
+{
+	return (g->reported || g->det.verdict.leak) &&
+	       already < MEMZ_REPORT_MAX_GROUPS;
+}
+
+struct known {
+	char *name; /* NULL: a free slot */
+	char id[MEMZ_REPORT_ID_MAX];
+	char label[MEMZ_REPORT_LABEL_MAX];
+	unsigned gen;
+	unsigned long seen; /* the update that last published it */
+};
+
+struct memz_report {
+	const struct memz_allocator *a;
+	struct known *k;
+	size_t n_k, cap_k; /* slots in use (named or freed) */
+	struct memz_report_group *groups;
+	size_t cap_groups;
+	unsigned long update;
+	unsigned gen;
+	struct memz_report_view view;
+};
+
+int memz_report_new(struct memz_report **out, const struct memz_allocator *a)
+{
+	struct memz_report *r = memz_realloc(a, NULL, sizeof *r);
+
+	*out = NULL;
+	if (!r)
+		return -ENOMEM;
+	memset(r, 0, sizeof *r);
+	r->a = a;
+	*out = r;
+	return 0;
+}
+
+void memz_report_free(struct memz_report **pr)
+{
+	struct memz_report *r = *pr;
+
+	if (!r)
+		return;
+	for (size_t i = 0; i < r->n_k; i++)
+		memz_free(r->a, &r->k[i].name);
+	memz_free(r->a, &r->k);
+	memz_free(r->a, &r->groups);
+	memz_free(r->a, pr);
+}
+
+static struct known *find(const struct memz_report *r, const char *name)
+{
+	for (size_t i = 0; i < r->n_k; i++)
+		if (r->k[i].name && !strcmp(r->k[i].name, name))
+			return &r->k[i];
+	return NULL;
+}
+
+static bool id_taken(const struct memz_report *r, const char *id)
+{
+	for (size_t i = 0; i < r->n_k; i++)
+		if (r->k[i].name && !strcmp(r->k[i].id, id))
+			return true;
+	return false;
+}
+
+static bool label_taken(const struct memz_report *r, const char *label)
+{
+	for (size_t i = 0; i < r->n_k; i++)
+		if (r->k[i].name && !strcmp(r->k[i].label, label))
+			return true;
+	return false;
+}
+
+/* Append fmt's number from 2 on until no other name has it, cutting the
+ * base (never inside a UTF-8 sequence) so the result fits. */
+static void make_unique(const struct memz_report *r, char *buf, size_t size,
+			const char *fmt,
+			bool (*taken)(const struct memz_report *, const char *))
+{
+	char base[MEMZ_REPORT_LABEL_MAX];
+
+	if (!taken(r, buf))
+		return;
+	snprintf(base, sizeof base, "%s", buf);
+	for (unsigned n = 2;; n++) {
+		char suffix[16];
+		int sl = snprintf(suffix, sizeof suffix, fmt, n);
+		size_t keep = strlen(base);
+
+		if (keep + (size_t)sl >= size)
+			keep = size - 1 - (size_t)sl;
+		while (keep && ((unsigned char)base[keep] & 0xc0) == 0x80)
+			keep--;
+		snprintf(buf, size, "%.*s%s", (int)keep, base, suffix);
+		if (!taken(r, buf))
+			return;
+	}
+}
+
+/* A slot for a new name: a free one, a new one, or the one published
+ * longest ago, if that was before the previous update (a host may still
+ * show what the previous update published). */
+static struct known *slot_for(struct memz_report *r)
+{
+	struct known *best = NULL;
+
+	for (size_t i = 0; i < r->n_k; i++)
+		if (!r->k[i].name)
+			return &r->k[i];
+	if (r->n_k < MEMZ_REPORT_MAX_KNOWN) {
+		if (memz_grow(r->a, &r->k, &r->cap_k, r->n_k + 1, sizeof *r->k))
+			return NULL;
+		memset(&r->k[r->n_k], 0, sizeof *r->k);
+		return &r->k[r->n_k++];
+	}
+	for (size_t i = 0; i < r->n_k; i++)
+		if (r->k[i].seen + 1 < r->update &&
+		    (!best || r->k[i].seen < best->seen))
+			best = &r->k[i];
+	if (best)
+		memz_free(r->a, &best->name);
+	return best;
+}
+
+static struct known *add(struct memz_report *r, const char *name)
+{
+	size_t len = strlen(name);
+	struct known *k = slot_for(r);
+
+	if (!k)
+		return NULL;
+	/* the slot has no name yet, so the checks see only the others */
+	memz_sanitize_id(name, len, k->id, sizeof k->id);
+	memz_sanitize_label(name, len, k->label, sizeof k->label);
+	make_unique(r, k->id, sizeof k->id, "_%u", id_taken);
+	make_unique(r, k->label, sizeof k->label, " #%u", label_taken);
+	k->name = memz_realloc(r->a, NULL, len + 1);
+	if (!k->name)
+		return NULL;
+	memcpy(k->name, name, len + 1);
+	k->gen = ++r->gen;
+	return k;
+}
+
+int memz_report_update(struct memz_report *r, const struct memz_snapshot *s,
+		       const struct memz_report_view **out)
+{
+	const struct memz_table_view *v = &s->view;
+	size_t n = 0;
+	int rc = 0;
+
+	r->update++;
+	r->view.snap = s;
+	r->view.n_groups = 0;
+	*out = &r->view;
+	for (size_t i = 0; i < v->n_groups; i++) {
+		const struct memz_group *g = v->groups[i];
+		const char *name = g->name ? g->name : "";
+		struct known *k;
+
+		if (!memz_report_publishes(g, n))
+			continue;
+		k = find(r, name);
+		if (k && k->seen == r->update)
+			continue; /* the table handed one name twice */
+		if (!k && !(k = add(r, name))) {
+			rc = -ENOMEM;
+			break;
+		}
+		if (memz_grow(r->a, &r->groups, &r->cap_groups, n + 1,
+			      sizeof *r->groups)) {
+			rc = -ENOMEM;
+			break;
+		}
+		k->seen = r->update;
+		r->groups[n++] = (struct memz_report_group){
+			.g = g, .slot = (unsigned)(k - r->k), .gen = k->gen };
+	}
+	/* the slots may have moved while they grew */
+	for (size_t i = 0; i < n; i++) {
+		r->groups[i].id = r->k[r->groups[i].slot].id;
+		r->groups[i].label = r->k[r->groups[i].slot].label;
+	}
+	r->view.groups = r->groups;
+	r->view.n_groups = n;
+	return rc;
+}
+
+const char *memz_report_id(const struct memz_report *r, const char *name)
+{
+	const struct known *k = find(r, name);
+
+	return k ? k->id : NULL;
+}
+
+bool memz_report_slot(const struct memz_report *r, unsigned slot,
+		      const char **id, const char **label, unsigned *gen)
+{
+	if (slot >= r->n_k || !r->k[slot].name)
+		return false;
+	*id = r->k[slot].id;
+	*label = r->k[slot].label;
+	*gen = r->k[slot].gen;
+	return true;
+}
+
+void memz_clock_init(struct memz_clock *c, double tick, double interval)
+{
+	memset(c, 0, sizeof *c);
+	c->tick = tick;
+	c->interval = interval;
+}
+
+bool memz_clock_sample_due(const struct memz_clock *c, double now)
+{
+	return !c->tried || now >= c->next_sample - c->tick / 2;
+}
+
+void memz_clock_sampled(struct memz_clock *c, double now, unsigned interval_ms)
+{
+	c->tried = c->sampled = true;
+	c->next_sample = now + (interval_ms ? interval_ms : 1000) / 1000.0;
+}
+
+void memz_clock_failed(struct memz_clock *c, double now)
+{
+	c->tried = true;
+	c->next_sample = now + 1;
+}
+
+bool memz_clock_publish_due(const struct memz_clock *c, double now)
+{
+	if (!c->sampled)
+		return false;
+	return !c->published || now >= c->next_publish - c->tick / 2;
+}
+
+double memz_clock_published(struct memz_clock *c, double now)
+{
+	double since = c->published ? now - c->last_publish : 0;
+
+	if (!c->published) {
+		c->published = true;
+		c->next_publish = now;
+	}
+	c->last_publish = now;
+	c->next_publish += c->interval;
+	if (c->next_publish < now)
+		c->next_publish = now + c->interval;
+	return since;
+}
+
+double memz_clock_next(const struct memz_clock *c)
+{
+	if (!c->tried)
+		return 0;
+	if (!c->sampled)
+		return c->next_sample;
+	if (!c->published)
+		return 0;
+	return c->next_sample < c->next_publish ? c->next_sample
+						: c->next_publish;
+}

@@ -1,0 +1,191 @@
+/*
+ * report.h - what every host publishes: the one view collectd, netdata, the
+ * JSON writer and `memz top` format.
+ *
+ * A snapshot holds everything one cycle measured; a host must not decide on
+ * its own which of it goes out, or the hosts drift apart (a small leaking
+ * group charted in one and missing in another, two colliding names kept in
+ * one and dropped in the other). This module decides once:
+ *
+ *   - the series: tables of (name, unit, accessor) for the RAM breakdown,
+ *     the kernel's named pieces, each NUMA node and each published group.
+ *     A host iterates a table; a series added to a table appears in every
+ *     host. Values come out through memz_series_value(), which is finite
+ *     whatever the snapshot holds (a NaN or an infinity becomes 0).
+ *   - the groups published: those the table reports (TopGroups, Process,
+ *     ProcessMatch) or flags as leaking, in the snapshot's order (largest PSS
+ *     first), at most MEMZ_REPORT_MAX_GROUPS.
+ *   - their ids: memz_sanitize_id() of the name, cut to MEMZ_REPORT_ID_MAX,
+ *     made unique by appending "_2", "_3", ... in the order names were first
+ *     published. An id stays with its name while the report remembers it
+ *     (MEMZ_REPORT_MAX_KNOWN names, the longest unpublished forgotten
+ *     first), so a group that comes back gets its old id. Display labels go
+ *     through memz_sanitize_label() and are made unique with " #2", " #3".
+ *   - the clock: when to sample (the pace) and when to publish (the host's
+ *     interval), on a grid that survives a late callback and a stall.
+ *
+ * For example, two groups "a b" (10 MiB, reported) and "a/b" (5 MiB, leaking,
+ * not in TopGroups) and "idle" (1 MiB, neither) publish as
+ *
+ *   groups[0] = { .g = "a b", .id = "a_b",   .label = "a b" }
+ *   groups[1] = { .g = "a/b", .id = "a_b_2", .label = "a/b" }
+ *
+ * and every host shows memz-a_b and memz-a_b_2 (collectd), dimensions a_b and
+ * a_b_2 (netdata), "id": "a_b" and "id": "a_b_2" (JSON); "idle" is in the
+ * JSON's list of groups with "published": false and nowhere else.
+ *
+ * Ownership: a report is created with an allocator and owns the names it
+ * remembers. memz_report_update() reads the snapshot and returns a view
+ * into the report; the view and every string in it stay valid until the
+ * next update or memz_report_free(). Its groups point into the snapshot, so
+ * the snapshot must outlive the view too. An update allocates only when a
+ * name is published for the first time.
+ */
+#ifndef MEMZ_REPORT_H
+#define MEMZ_REPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "memz/alloc.h"
+#include "memz/sampler.h"
+
+/* A cap on what any host receives per interval, whatever the settings
+ * select (ProcessMatch ".*" selects every group): a chart of more lines
+ * than this is not read by anyone, and netdata keeps every dimension a
+ * chart ever had. */
+#define MEMZ_REPORT_MAX_GROUPS 250
+/* Names remembered: more than two intervals' worth of published groups, so
+ * an id is never forgotten while a host may still show it. */
+#define MEMZ_REPORT_MAX_KNOWN 512
+/* collectd's plugin_instance is 128 bytes; a short id keeps graph and file
+ * names readable, and fits every host. */
+#define MEMZ_REPORT_ID_MAX 64
+#define MEMZ_REPORT_LABEL_MAX 96
+
+enum memz_unit {
+	MEMZ_UNIT_BYTES,
+	MEMZ_UNIT_BYTES_PER_S, /* may be negative */
+	MEMZ_UNIT_PERCENT,     /* 0..100 */
+	MEMZ_UNIT_SECONDS,
+	MEMZ_UNIT_COUNT,
+	MEMZ_UNIT_PROCESSES,   /* a group's members */
+	MEMZ_UNIT_THREADS,
+	MEMZ_UNIT_FLAG,        /* 0 or 1 */
+};
+
+/* The series' flags. */
+enum {
+	/* a figure of the detector's verdict: the JSON writes the verdict
+	 * whole instead */
+	MEMZ_SERIES_VERDICT = 1,
+	/* a detail of the record, not a time series: JSON only */
+	MEMZ_SERIES_DETAIL = 2,
+};
+
+struct memz_series {
+	const char *name;  /* an id already: a collectd type instance, a
+			    * netdata dimension, a JSON key */
+	const char *label; /* a few words for a person */
+	enum memz_unit unit;
+	unsigned flags;
+	/* for hosts that draw one chart per series: its id and title (NULL:
+	 * the series is not charted on its own) */
+	const char *chart, *title;
+	double (*get)(const void *obj);
+};
+
+struct memz_series_table {
+	const struct memz_series *s;
+	size_t n;
+};
+
+/* MemTotal's parts, in the order they stack (obj: struct memz_breakdown);
+ * they add up to mem_total. */
+extern const struct memz_series_table memz_series_breakdown;
+/* The kernel's share: the residual beside the pieces the kernel names
+ * (obj: struct memz_breakdown). */
+extern const struct memz_series_table memz_series_kernel;
+/* One NUMA node (obj: struct memz_numa_node). */
+extern const struct memz_series_table memz_series_node;
+/* One group (obj: struct memz_group). */
+extern const struct memz_series_table memz_series_group;
+/* The whole snapshot's counts: suspects, the pace's interval (obj: struct
+ * memz_snapshot). */
+extern const struct memz_series_table memz_series_counts;
+
+/* s's value for obj: finite, 0 in place of a NaN or an infinity. */
+double memz_series_value(const struct memz_series *s, const void *obj);
+/* A finite double: x, or 0. */
+double memz_finite(double x);
+
+/* Whether g is published when `already` groups before it in the
+ * snapshot's order are: the rule every host follows. */
+bool memz_report_publishes(const struct memz_group *g, size_t already);
+
+struct memz_report_group {
+	const struct memz_group *g;
+	const char *id;    /* [A-Za-z0-9_.-]+, shorter than MEMZ_REPORT_ID_MAX */
+	const char *label; /* label-safe, shorter than MEMZ_REPORT_LABEL_MAX */
+	/* where the report keeps the name, < MEMZ_REPORT_MAX_KNOWN; a slot
+	 * given to another name gets a new gen */
+	unsigned slot, gen;
+};
+
+struct memz_report_view {
+	const struct memz_snapshot *snap;
+	const struct memz_report_group *groups; /* published, snapshot order */
+	size_t n_groups;
+};
+
+struct memz_report;
+
+int memz_report_new(struct memz_report **out, const struct memz_allocator *a);
+void memz_report_free(struct memz_report **r);
+
+/* The view of s: which groups go out, under which ids. 0 or -ENOMEM (then
+ * *out is a view of the groups that fitted). */
+int memz_report_update(struct memz_report *r, const struct memz_snapshot *s,
+		       const struct memz_report_view **out);
+
+/* The id the report gave a name (raw bytes, NUL-ended), NULL if never
+ * published or forgotten. */
+const char *memz_report_id(const struct memz_report *r, const char *name);
+
+/* A slot's id, label and gen, for hosts that keep state per published
+ * group (netdata's dimensions). false: the slot holds no name. */
+bool memz_report_slot(const struct memz_report *r, unsigned slot,
+		      const char **id, const char **label, unsigned *gen);
+
+/*
+ * When to sample and when to publish. A host calls in at least every tick
+ * (collectd: its read callback's interval; netdata: whenever its wait
+ * ends). The sampler runs when the pace's interval has passed; values go
+ * out every publish interval. A call up to half a tick early counts as on
+ * time, so the scheduler's jitter does not push a sample a whole tick late.
+ * The first publish follows the first sample and sets the grid, so a slow
+ * first sample (every process read exactly) does not make the second
+ * publish come early; a late publish stays on the grid, and after a stall
+ * longer than an interval the grid starts afresh.
+ */
+struct memz_clock {
+	double tick, interval; /* s */
+	double next_sample, next_publish, last_publish;
+	bool tried, sampled, published;
+};
+
+void memz_clock_init(struct memz_clock *c, double tick, double interval);
+bool memz_clock_sample_due(const struct memz_clock *c, double now);
+/* now: when the sample started; interval_ms: what the pace asks next (0:
+ * one second) */
+void memz_clock_sampled(struct memz_clock *c, double now, unsigned interval_ms);
+/* A sample failed at now: the next is due a second later. */
+void memz_clock_failed(struct memz_clock *c, double now);
+/* now: the time the values would carry (after any sample this call) */
+bool memz_clock_publish_due(const struct memz_clock *c, double now);
+/* Returns the seconds since the previous publish, 0 on the first. */
+double memz_clock_published(struct memz_clock *c, double now);
+/* The earliest time something is due, for hosts that sleep until then. */
+double memz_clock_next(const struct memz_clock *c);
+
+#endif

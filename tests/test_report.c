@@ -1,0 +1,328 @@
+/*
+ * The publication layer: the series tables, which groups are published,
+ * their ids, finite values, and the sample/publish clock.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "counting_alloc.h"
+#include "memz/report.h"
+
+#define NG 8
+
+struct fake {
+	struct memz_snapshot s;
+	struct memz_group g[NG];
+	struct memz_group *gp[NG];
+};
+
+static void fake_init(struct fake *f, size_t n)
+{
+	memset(f, 0, sizeof *f);
+	for (size_t i = 0; i < NG; i++)
+		f->gp[i] = &f->g[i];
+	f->s.view.groups = f->gp;
+	f->s.view.n_groups = n;
+}
+
+static const struct memz_series *series(const struct memz_series_table *t,
+					const char *name)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->s[i].name, name))
+			return &t->s[i];
+	return NULL;
+}
+
+static void test_tables(void)
+{
+	struct memz_breakdown b = { .mem_total = 36, .free = 1, .buffers = 2,
+				    .cached = 3, .slab = 4, .page_tables = 5,
+				    .process_anon = 6, .hidden_anon = 7,
+				    .kernel_residual = 8, .kernel_stack = 9,
+				    .vmalloc_used = 10, .percpu = 11 };
+	struct memz_group g = { .members = 3, .threads = 7, .pss = 100,
+				.uss = 50, .rss = 200, .swap = 4, .anon = 30 };
+	struct memz_numa_node nd = { .id = 1, .total = 9, .free = 4, .used = 5 };
+	double sum = 0;
+
+	/* the parts, in stacking order, add up to MemTotal */
+	CHECK_INT(memz_series_breakdown.n, 8);
+	for (size_t i = 0; i < memz_series_breakdown.n; i++) {
+		const struct memz_series *se = &memz_series_breakdown.s[i];
+		CHECK(se->unit == MEMZ_UNIT_BYTES);
+		CHECK(memz_series_value(se, &b) == (double)(i + 1));
+		sum += memz_series_value(se, &b);
+	}
+	CHECK(sum == (double)b.mem_total);
+	CHECK_STR(memz_series_breakdown.s[0].name, "free");
+	CHECK_STR(memz_series_breakdown.s[7].name, "kernel_residual");
+
+	CHECK_INT(memz_series_kernel.n, 4);
+	CHECK_STR(memz_series_kernel.s[0].name, "kernel_residual");
+	CHECK(memz_series_value(&memz_series_kernel.s[3], &b) == 11);
+
+	CHECK(memz_series_value(series(&memz_series_node, "used"), &nd) == 5);
+	CHECK(memz_series_value(series(&memz_series_node, "free"), &nd) == 4);
+	CHECK(series(&memz_series_node, "total")->flags & MEMZ_SERIES_DETAIL);
+
+	CHECK(memz_series_value(series(&memz_series_group, "pss"), &g) == 100);
+	CHECK(memz_series_value(series(&memz_series_group, "uss"), &g) == 50);
+	CHECK(memz_series_value(series(&memz_series_group, "rss"), &g) == 200);
+	CHECK(memz_series_value(series(&memz_series_group, "swap"), &g) == 4);
+	CHECK(memz_series_value(series(&memz_series_group, "anon"), &g) == 30);
+	CHECK(memz_series_value(series(&memz_series_group, "members"), &g) == 3);
+	CHECK(memz_series_value(series(&memz_series_group, "threads"), &g) == 7);
+	CHECK(memz_series_value(series(&memz_series_group, "leak"), &g) == 0);
+	g.det.verdict.leak = true;
+	g.det.verdict.confidence = 77;
+	CHECK(memz_series_value(series(&memz_series_group, "leak"), &g) == 1);
+	CHECK(memz_series_value(series(&memz_series_group, "leak_confidence"),
+				&g) == 77);
+	CHECK_STR(series(&memz_series_group, "pss")->chart, "group_pss");
+	CHECK(series(&memz_series_group, "rss")->chart == NULL);
+
+	/* every value leaves finite */
+	g.det.verdict.rate_bps = NAN;
+	CHECK(memz_series_value(series(&memz_series_group, "growth_rate"), &g) == 0);
+	g.det.verdict.rate_bps = -INFINITY;
+	CHECK(memz_series_value(series(&memz_series_group, "growth_rate"), &g) == 0);
+	g.det.verdict.rate_bps = -12.5;
+	CHECK(memz_series_value(series(&memz_series_group, "growth_rate"), &g) == -12.5);
+	CHECK(memz_finite(HUGE_VAL) == 0);
+	CHECK(memz_finite(3.25) == 3.25);
+
+	/* every series name is an id already */
+	const struct memz_series_table *all[] = {
+		&memz_series_breakdown, &memz_series_kernel, &memz_series_node,
+		&memz_series_group, &memz_series_counts };
+	for (size_t t = 0; t < sizeof all / sizeof *all; t++)
+		for (size_t i = 0; i < all[t]->n; i++) {
+			const char *n = all[t]->s[i].name;
+			CHECK(*n && strspn(n, "abcdefghijklmnopqrstuvwxyz_") ==
+					    strlen(n));
+			CHECK(all[t]->s[i].label && *all[t]->s[i].label);
+		}
+}
+
+static void test_published_set(void)
+{
+	struct fake f;
+	struct memz_report *r;
+	const struct memz_report_view *v;
+
+	fake_init(&f, 4);
+	f.g[0].name = "big";
+	f.g[0].reported = true;
+	f.g[1].name = "idle";         /* neither reported nor leaking */
+	f.g[2].name = "leaky";        /* not in TopGroups, but flagged */
+	f.g[2].det.verdict.leak = true;
+	f.g[3].name = "selected";
+	f.g[3].reported = true;
+	CHECK_INT(memz_report_new(&r, memz_allocator_libc()), 0);
+	CHECK_INT(memz_report_update(r, &f.s, &v), 0);
+	CHECK(v->snap == &f.s);
+	CHECK_INT(v->n_groups, 3);
+	CHECK(v->groups[0].g == &f.g[0]);
+	CHECK(v->groups[1].g == &f.g[2]);
+	CHECK(v->groups[2].g == &f.g[3]);
+	CHECK_STR(v->groups[1].id, "leaky");
+	CHECK(memz_report_id(r, "idle") == NULL);
+
+	/* the rule itself, and its cap */
+	CHECK(memz_report_publishes(&f.g[0], 0));
+	CHECK(!memz_report_publishes(&f.g[1], 0));
+	CHECK(memz_report_publishes(&f.g[2], MEMZ_REPORT_MAX_GROUPS - 1));
+	CHECK(!memz_report_publishes(&f.g[2], MEMZ_REPORT_MAX_GROUPS));
+	memz_report_free(&r);
+	CHECK(r == NULL);
+}
+
+static void test_cap(void)
+{
+	size_t n = MEMZ_REPORT_MAX_GROUPS + 5;
+	struct memz_group *g = calloc(n, sizeof *g);
+	struct memz_group **gp = calloc(n, sizeof *gp);
+	char (*names)[16] = calloc(n, sizeof *names);
+	struct memz_snapshot s;
+	struct memz_report *r;
+	const struct memz_report_view *v;
+
+	memset(&s, 0, sizeof s);
+	for (size_t i = 0; i < n; i++) {
+		snprintf(names[i], sizeof names[i], "g%zu", i);
+		g[i].name = names[i];
+		g[i].reported = true; /* ProcessMatch ".*" */
+		gp[i] = &g[i];
+	}
+	s.view.groups = gp;
+	s.view.n_groups = n;
+	CHECK_INT(memz_report_new(&r, memz_allocator_libc()), 0);
+	CHECK_INT(memz_report_update(r, &s, &v), 0);
+	CHECK_INT(v->n_groups, MEMZ_REPORT_MAX_GROUPS);
+	CHECK(v->groups[MEMZ_REPORT_MAX_GROUPS - 1].g ==
+	      &g[MEMZ_REPORT_MAX_GROUPS - 1]);
+	memz_report_free(&r);
+	free(g);
+	free(gp);
+	free(names);
+}
+
+static void test_ids(void)
+{
+	struct fake f;
+	struct memz_report *r;
+	const struct memz_report_view *v;
+	char longname[200];
+
+	fake_init(&f, 5);
+	f.g[0].name = "a b";
+	f.g[1].name = "a=b";
+	f.g[2].name = "a_b";
+	f.g[3].name = "";
+	memset(longname, 'x', sizeof longname - 1);
+	longname[sizeof longname - 1] = '\0';
+	f.g[4].name = longname;
+	for (int i = 0; i < 5; i++)
+		f.g[i].reported = true;
+	CHECK_INT(memz_report_new(&r, memz_allocator_libc()), 0);
+	CHECK_INT(memz_report_update(r, &f.s, &v), 0);
+	CHECK_INT(v->n_groups, 5);
+	CHECK_STR(v->groups[0].id, "a_b");
+	CHECK_STR(v->groups[1].id, "a_b_2");
+	CHECK_STR(v->groups[2].id, "a_b_3");
+	CHECK_STR(v->groups[3].id, "_");
+	CHECK_INT(strlen(v->groups[4].id), MEMZ_REPORT_ID_MAX - 1);
+	CHECK_STR(v->groups[0].label, "a b");
+	CHECK_STR(v->groups[1].label, "a_b");
+	CHECK_STR(v->groups[2].label, "a_b #2");
+
+	/* a long name that collides is cut so its suffix fits */
+	f.g[0].name = longname;
+	f.g[4].name = "y";
+	longname[MEMZ_REPORT_ID_MAX + 3] = '\0'; /* another long name, same id */
+	f.g[0].name = longname;
+	CHECK_INT(memz_report_update(r, &f.s, &v), 0);
+	CHECK_INT(strlen(v->groups[0].id), MEMZ_REPORT_ID_MAX - 1);
+	CHECK(strcmp(v->groups[0].id + MEMZ_REPORT_ID_MAX - 3, "_2") == 0);
+
+	/* ids stay with their names whatever the order; a group that goes
+	 * away and comes back gets its old id */
+	fake_init(&f, 3);
+	f.g[0].name = "a_b";
+	f.g[1].name = "a b";
+	f.g[2].name = "a=b";
+	f.g[0].reported = f.g[1].reported = true;
+	CHECK_INT(memz_report_update(r, &f.s, &v), 0);
+	CHECK_INT(v->n_groups, 2);
+	CHECK_STR(v->groups[0].id, "a_b_3");
+	CHECK_STR(v->groups[1].id, "a_b");
+	CHECK_STR(memz_report_id(r, "a=b"), "a_b_2");
+	memz_report_free(&r);
+}
+
+/* A flood of new names stays bounded; steady updates allocate nothing. */
+static void test_bounded_and_quiet(void)
+{
+	struct counting c = { 0 };
+	struct memz_allocator a = { counting_realloc, &c };
+	struct fake f;
+	struct memz_report *r;
+	const struct memz_report_view *v;
+	char name[32];
+	unsigned long allocs;
+	const char *id, *label;
+	unsigned gen, gen0;
+
+	fake_init(&f, 1);
+	f.g[0].name = name;
+	f.g[0].reported = true;
+	CHECK_INT(memz_report_new(&r, &a), 0);
+	for (int i = 0; i < MEMZ_REPORT_MAX_KNOWN + 50; i++) {
+		snprintf(name, sizeof name, "p%d", i);
+		CHECK_INT(memz_report_update(r, &f.s, &v), 0);
+		CHECK_STR(v->groups[0].id, name);
+		CHECK(v->groups[0].slot < MEMZ_REPORT_MAX_KNOWN);
+	}
+	CHECK(memz_report_id(r, "p0") == NULL);
+	CHECK(memz_report_id(r, "p49") == NULL);
+	CHECK_STR(memz_report_id(r, "p50"), "p50");
+	CHECK(c.live <= MEMZ_REPORT_MAX_KNOWN + 3);
+
+	/* the same names again and again: nothing allocated */
+	allocs = c.allocs;
+	for (int i = 0; i < 100; i++)
+		CHECK_INT(memz_report_update(r, &f.s, &v), 0);
+	CHECK_INT(c.allocs, allocs);
+
+	/* a slot handed to another name says so by its gen */
+	CHECK(memz_report_slot(r, v->groups[0].slot, &id, &label, &gen));
+	CHECK_STR(id, name);
+	gen0 = v->groups[0].gen;
+	CHECK_INT(gen, gen0);
+	strcpy(name, "fresh");
+	CHECK_INT(memz_report_update(r, &f.s, &v), 0);
+	CHECK(v->groups[0].gen != gen0);
+	CHECK(!memz_report_slot(r, MEMZ_REPORT_MAX_KNOWN, &id, &label, &gen));
+	memz_report_free(&r);
+	CHECK_INT(c.live, 0);
+}
+
+static void test_clock(void)
+{
+	struct memz_clock c;
+
+	memz_clock_init(&c, 0.5, 1.0);
+	CHECK(memz_clock_sample_due(&c, 100.0)); /* first call samples at once */
+	CHECK(!memz_clock_publish_due(&c, 100.0));
+	CHECK(memz_clock_next(&c) == 0);
+	memz_clock_sampled(&c, 100.0, 2000);
+	/* the first sample took 0.4 s: the first publish goes out after it
+	 * and the grid starts there */
+	CHECK(memz_clock_publish_due(&c, 100.4));
+	CHECK(memz_clock_next(&c) == 0);
+	CHECK(memz_clock_published(&c, 100.4) == 0);
+	CHECK(c.next_publish == 101.4);
+	CHECK(memz_clock_next(&c) == 101.4);
+	CHECK(!memz_clock_sample_due(&c, 100.9));
+	CHECK(!memz_clock_publish_due(&c, 100.9));
+	/* a tick that comes a little early still counts */
+	CHECK(memz_clock_publish_due(&c, 101.3));
+	CHECK(fabs(memz_clock_published(&c, 101.3) - 0.9) < 1e-9);
+	CHECK(c.next_publish == 102.4); /* stays on the grid */
+	CHECK(memz_clock_next(&c) == 102.0);
+	CHECK(!memz_clock_sample_due(&c, 101.5));
+	CHECK(memz_clock_sample_due(&c, 101.9));
+	/* the pace speeds up: next sample half a second later */
+	memz_clock_sampled(&c, 101.9, 500);
+	CHECK(!memz_clock_sample_due(&c, 102.1));
+	CHECK(memz_clock_sample_due(&c, 102.4));
+	/* no interval from the pace: a second */
+	memz_clock_sampled(&c, 103.0, 0);
+	CHECK(c.next_sample == 104.0);
+	/* after a stall the grid restarts from now */
+	memz_clock_published(&c, 110.0);
+	CHECK(c.next_publish == 111.0);
+
+	/* a failed first sample: retried a second later, nothing published */
+	memz_clock_init(&c, 0, 2.0);
+	memz_clock_failed(&c, 50.0);
+	CHECK(!memz_clock_sample_due(&c, 50.5));
+	CHECK(!memz_clock_publish_due(&c, 50.5));
+	CHECK(memz_clock_next(&c) == 51.0);
+	CHECK(memz_clock_sample_due(&c, 51.0));
+}
+
+int main(void)
+{
+	test_tables();
+	test_published_set();
+	test_cap();
+	test_ids();
+	test_bounded_and_quiet();
+	test_clock();
+	return check_status();
+}
