@@ -608,3 +608,22 @@ int memz_read_file_grow(const struct memz_allocator *a, int dirfd,
 	close(fd);
 	return rc;
 }
+
+int memz_parse_pid(const char *s, size_t len, int *pid)
+{
+	long long v = 0;
+
+	if (!s || !len)
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -EINVAL;
+		v = v * 10 + (s[i] - '0');
+		if (v > INT_MAX)
+			return -ERANGE;
+	}
+	if (!v)
+		return -EINVAL;
+	*pid = (int)v;
+	return 0;
+}

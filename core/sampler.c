@@ -373,20 +373,6 @@ static struct memz_proc *probe(struct memz_sampler *s, int pid)
 	return p;
 }
 
-static int parse_pid(const char *name)
-{
-	long v = 0;
-
-	if (!*name)
-		return -1;
-	for (; *name; name++) {
-		if (*name < '0' || *name > '9' || v > 100000000)
-			return -1;
-		v = v * 10 + (*name - '0');
-	}
-	return v > 0 ? (int)v : -1;
-}
-
 /* Probe one process and make it a candidate for an exact read. */
 static int visit(struct memz_sampler *s, int pid, double now, size_t *n)
 {
@@ -444,9 +430,9 @@ static int visit_all(struct memz_sampler *s, double now, size_t *n)
 	s->st->listed = true;
 	rewinddir(s->dir);
 	while ((de = readdir(s->dir))) {
-		int pid = parse_pid(de->d_name);
+		int pid;
 
-		if (pid < 0)
+		if (memz_parse_pid(de->d_name, strlen(de->d_name), &pid))
 			continue;
 		rc = visit(s, pid, now, n);
 		if (rc)

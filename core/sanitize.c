@@ -3,14 +3,14 @@
 
 #include "memz/sanitize.h"
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0. Rejects
- * overlongs, surrogates and code points above U+10FFFF. */
-static size_t utf8_len(const unsigned char *s, size_t n)
+size_t memz_utf8_len(const unsigned char *s, size_t n)
 {
-	unsigned c = s[0];
+	unsigned c = n ? s[0] : 0;
 	size_t len;
 	unsigned cp;
 
+	if (!n)
+		return 0;
 	if (c < 0x80)
 		return 1;
 	if (c >= 0xc2 && c <= 0xdf) {
@@ -67,7 +67,7 @@ size_t memz_sanitize_terminal(const char *in, size_t inlen, char *out,
 		return 0;
 	for (size_t i = 0; i < inlen;) {
 		char esc[5];
-		size_t k = utf8_len(s + i, inlen - i), elen;
+		size_t k = memz_utf8_len(s + i, inlen - i), elen;
 
 		if (k > 1 || (k == 1 && s[i] >= 0x20 && s[i] < 0x7f &&
 			      s[i] != '\\')) {
@@ -107,7 +107,7 @@ size_t memz_sanitize_label(const char *in, size_t inlen, char *out,
 	if (!outlen)
 		return 0;
 	for (size_t i = 0; i < inlen;) {
-		size_t k = utf8_len(s + i, inlen - i);
+		size_t k = memz_utf8_len(s + i, inlen - i);
 
 		if (k > 1) {
 			if (o + k >= outlen)

@@ -54,8 +54,39 @@ static yajl_val proc_with_pid(yajl_val root, long long pid)
 	return NULL;
 }
 
+/* The helpers as text: every figure finite or null, any bytes a string. */
+static void test_helpers(void)
+{
+	yajl_gen g = yajl_gen_alloc(NULL);
+	const unsigned char *buf;
+	size_t len;
+
+	yajl_gen_map_open(g);
+	memz_json_kv_double(g, "nan", NAN);
+	memz_json_kv_double(g, "inf", -INFINITY);
+	memz_json_kv_double(g, "half", 0.5);
+	memz_json_kv_fixed(g, "f1", 41.0, 1);
+	memz_json_kv_fixed(g, "f2", 0.2500, 3);
+	memz_json_kv_fixed(g, "f3", -0.01, 1);
+	memz_json_kv_fixed(g, "f4", NAN, 1);
+	memz_json_kv_int(g, "i", -3);
+	memz_json_kv_u64(g, "u", UINT64_MAX);
+	memz_json_kv_bool(g, "b", true);
+	memz_json_kv_str(g, "null", NULL);
+	memz_json_kv_str(g, "k\xff", "a\xc3");
+	yajl_gen_map_close(g);
+	CHECK(yajl_gen_get_buf(g, &buf, &len) == yajl_gen_status_ok);
+	CHECK_STR((const char *)buf,
+		  "{\"nan\":null,\"inf\":null,\"half\":0.5,\"f1\":41.0,"
+		  "\"f2\":0.25,\"f3\":0.0,\"f4\":null,\"i\":-3,"
+		  "\"u\":9223372036854775807,\"b\":true,\"null\":null,"
+		  "\"k\xef\xbf\xbd\":\"a\xef\xbf\xbd\"}");
+	yajl_gen_free(g);
+}
+
 int main(void)
 {
+	test_helpers();
 	char *text = NULL;
 	yajl_val root = snapshot_json("tree1", &text), p;
 	const char *total[] = { "breakdown", "mem_total", NULL };

@@ -629,8 +629,35 @@ static void test_exe(void)
 	CHECK_INT(rmdir(dir), 0);
 }
 
+static void test_parse_pid(void)
+{
+	int pid = -7;
+
+	CHECK_INT(memz_parse_pid("1234", 4, &pid), 0);
+	CHECK_INT(pid, 1234);
+	CHECK_INT(memz_parse_pid("2147483647", 10, &pid), 0);
+	CHECK_INT(pid, 2147483647);
+	/* only len bytes count */
+	CHECK_INT(memz_parse_pid("42x", 2, &pid), 0);
+	CHECK_INT(pid, 42);
+	pid = -7;
+	/* what strtol would take, /proc never names */
+	CHECK_INT(memz_parse_pid(" 12", 3, &pid), -EINVAL);
+	CHECK_INT(memz_parse_pid("+12", 3, &pid), -EINVAL);
+	CHECK_INT(memz_parse_pid("-1", 2, &pid), -EINVAL);
+	CHECK_INT(memz_parse_pid("12 ", 3, &pid), -EINVAL);
+	CHECK_INT(memz_parse_pid("0", 1, &pid), -EINVAL);
+	CHECK_INT(memz_parse_pid("self", 4, &pid), -EINVAL);
+	CHECK_INT(memz_parse_pid("", 0, &pid), -EINVAL);
+	CHECK_INT(memz_parse_pid(NULL, 0, &pid), -EINVAL);
+	CHECK_INT(memz_parse_pid("2147483648", 10, &pid), -ERANGE);
+	CHECK_INT(memz_parse_pid("99999999999999999999", 20, &pid), -ERANGE);
+	CHECK_INT(pid, -7);
+}
+
 int main(void)
 {
+	test_parse_pid();
 	test_stat();
 	test_stat_hostile_comm();
 	test_stat_bad();

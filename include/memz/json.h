@@ -6,6 +6,8 @@
 #ifndef MEMZ_JSON_H
 #define MEMZ_JSON_H
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <yajl/yajl_gen.h>
 
@@ -21,8 +23,23 @@ int memz_json_snapshot(yajl_gen g, const struct memz_snapshot *s);
  * ("id", null for the others). */
 int memz_json_report(yajl_gen g, const struct memz_report_view *v);
 
-/* Add a string that may hold any bytes: invalid UTF-8 becomes U+FFFD. */
+/*
+ * The helpers every JSON writer in memz uses. Strings (keys too) may hold
+ * any bytes: invalid UTF-8 becomes U+FFFD, so the output always parses. A
+ * NULL string is null; so is a double that is not finite (yajl would
+ * refuse it and leave the document cut).
+ */
 int memz_json_string(yajl_gen g, const char *s, size_t len);
+void memz_json_str(yajl_gen g, const char *s);
+void memz_json_double(yajl_gen g, double v);
+void memz_json_kv_str(yajl_gen g, const char *key, const char *v);
+void memz_json_kv_int(yajl_gen g, const char *key, long long v);
+void memz_json_kv_u64(yajl_gen g, const char *key, uint64_t v);
+void memz_json_kv_double(yajl_gen g, const char *key, double v);
+void memz_json_kv_bool(yajl_gen g, const char *key, bool v);
+/* At most `decimals` decimals, trailing zeros dropped (1.50 -> 1.5), -0 as
+ * 0: text that compares equal when the figure is equal. */
+void memz_json_kv_fixed(yajl_gen g, const char *key, double v, int decimals);
 
 /* One snapshot, or one report's view, as a line of JSON on f. */
 int memz_json_print(FILE *f, const struct memz_snapshot *s);

@@ -121,4 +121,12 @@ struct memz_allocator;
 int memz_read_file_grow(const struct memz_allocator *a, int dirfd,
 			const char *name, char **buf, size_t *cap, size_t *len);
 
+/*
+ * A pid as /proc names its directories: decimal digits only (no sign, no
+ * space: strtol's " +12" is not a pid), 1 to INT_MAX. The one rule for
+ * /proc's listing, a command line and a netdata function's argument.
+ * Returns 0, -EINVAL or -ERANGE; *pid is set only on success.
+ */
+int memz_parse_pid(const char *s, size_t len, int *pid);
+
 #endif

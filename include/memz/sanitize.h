@@ -11,6 +11,11 @@
 
 #include <stddef.h>
 
+/* Length of the valid UTF-8 sequence at s (at most n bytes), or 0 (also
+ * for n == 0). Overlongs, surrogates and code points above U+10FFFF are
+ * invalid. */
+size_t memz_utf8_len(const unsigned char *s, size_t n);
+
 /* An identifier: [A-Za-z0-9_.-] kept, every other byte becomes '_'
  * (collectd plugin_instance, netdata ids). */
 size_t memz_sanitize_id(const char *in, size_t inlen, char *out,

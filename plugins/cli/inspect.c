@@ -238,41 +238,30 @@ static int print_text(const struct inspect_opts *o,
 	return 0;
 }
 
-static void j_str(yajl_gen g, const char *s)
-{
-	memz_json_string(g, s, strlen(s));
-}
-
-static void j_u64(yajl_gen g, const char *key, uint64_t v)
-{
-	j_str(g, key);
-	yajl_gen_integer(g, (long long)v);
-}
-
 static void j_sum(yajl_gen g, const struct memz_catsum *c)
 {
-	j_u64(g, "count", c->count);
-	j_u64(g, "size", c->size);
-	j_u64(g, "rss", c->rss);
-	j_u64(g, "pss", c->pss);
-	j_u64(g, "private_dirty", c->private_dirty);
-	j_u64(g, "swap", c->swap);
+	memz_json_kv_u64(g, "count", c->count);
+	memz_json_kv_u64(g, "size", c->size);
+	memz_json_kv_u64(g, "rss", c->rss);
+	memz_json_kv_u64(g, "pss", c->pss);
+	memz_json_kv_u64(g, "private_dirty", c->private_dirty);
+	memz_json_kv_u64(g, "swap", c->swap);
 }
 
 static void j_rollup(yajl_gen g, const struct memz_rollup *r)
 {
 	yajl_gen_map_open(g);
-	j_u64(g, "rss", r->rss);
-	j_u64(g, "pss", r->pss);
-	j_u64(g, "pss_anon", r->pss_anon);
-	j_u64(g, "pss_file", r->pss_file);
-	j_u64(g, "pss_shmem", r->pss_shmem);
-	j_u64(g, "shared_clean", r->shared_clean);
-	j_u64(g, "shared_dirty", r->shared_dirty);
-	j_u64(g, "private_clean", r->private_clean);
-	j_u64(g, "private_dirty", r->private_dirty);
-	j_u64(g, "swap", r->swap);
-	j_u64(g, "swap_pss", r->swap_pss);
+	memz_json_kv_u64(g, "rss", r->rss);
+	memz_json_kv_u64(g, "pss", r->pss);
+	memz_json_kv_u64(g, "pss_anon", r->pss_anon);
+	memz_json_kv_u64(g, "pss_file", r->pss_file);
+	memz_json_kv_u64(g, "pss_shmem", r->pss_shmem);
+	memz_json_kv_u64(g, "shared_clean", r->shared_clean);
+	memz_json_kv_u64(g, "shared_dirty", r->shared_dirty);
+	memz_json_kv_u64(g, "private_clean", r->private_clean);
+	memz_json_kv_u64(g, "private_dirty", r->private_dirty);
+	memz_json_kv_u64(g, "swap", r->swap);
+	memz_json_kv_u64(g, "swap_pss", r->swap_pss);
 	yajl_gen_map_close(g);
 }
 
@@ -285,23 +274,18 @@ static void j_maps(yajl_gen g, const struct memz_inspect_map **v, size_t n)
 		const struct memz_mapping *m = &v[i]->m;
 
 		yajl_gen_map_open(g);
-		j_str(g, "start");
 		snprintf(a, sizeof a, "%llx", (unsigned long long)m->start);
-		j_str(g, a);
-		j_str(g, "end");
+		memz_json_kv_str(g, "start", a);
 		snprintf(a, sizeof a, "%llx", (unsigned long long)m->end);
-		j_str(g, a);
-		j_str(g, "perms");
-		j_str(g, m->perms);
-		j_str(g, "category");
-		j_str(g, memz_mapcat_name(v[i]->cat));
-		j_str(g, "path");
-		j_str(g, m->path);
-		j_u64(g, "size", m->size);
-		j_u64(g, "rss", m->rss);
-		j_u64(g, "pss", m->pss);
-		j_u64(g, "private_dirty", m->private_dirty);
-		j_u64(g, "swap", m->swap);
+		memz_json_kv_str(g, "end", a);
+		memz_json_kv_str(g, "perms", m->perms);
+		memz_json_kv_str(g, "category", memz_mapcat_name(v[i]->cat));
+		memz_json_kv_str(g, "path", m->path);
+		memz_json_kv_u64(g, "size", m->size);
+		memz_json_kv_u64(g, "rss", m->rss);
+		memz_json_kv_u64(g, "pss", m->pss);
+		memz_json_kv_u64(g, "private_dirty", m->private_dirty);
+		memz_json_kv_u64(g, "swap", m->swap);
 		yajl_gen_map_close(g);
 	}
 	yajl_gen_array_close(g);
@@ -309,25 +293,21 @@ static void j_maps(yajl_gen g, const struct memz_inspect_map **v, size_t n)
 
 static void j_history(yajl_gen g, const struct history *h, uint64_t rss_now)
 {
-	j_u64(g, "rss_max_seen",
+	memz_json_kv_u64(g, "rss_max_seen",
 	      h->have && h->rss_max_seen > rss_now ? h->rss_max_seen : rss_now);
-	j_u64(g, "samples", h->have ? h->cycles : 1);
-	j_str(g, "growth");
+	memz_json_kv_u64(g, "samples", h->have ? h->cycles : 1);
+	memz_json_str(g, "growth");
 	if (!h->have || h->v.samples < 2) {
 		yajl_gen_null(g);
 		return;
 	}
 	yajl_gen_map_open(g);
-	j_str(g, "rate_bps");
-	yajl_gen_double(g, h->v.rate_bps);
-	j_str(g, "mib_per_hour");
-	yajl_gen_double(g, h->v.rate_bps * 3600.0 / 1048576.0);
-	j_str(g, "r2");
-	yajl_gen_double(g, h->v.r2);
-	j_u64(g, "samples", h->v.samples);
-	j_str(g, "leak");
-	yajl_gen_bool(g, h->v.leak);
-	j_u64(g, "confidence", (uint64_t)(h->v.confidence > 0 ? h->v.confidence : 0));
+	memz_json_kv_double(g, "rate_bps", h->v.rate_bps);
+	memz_json_kv_double(g, "mib_per_hour", h->v.rate_bps * 3600.0 / 1048576.0);
+	memz_json_kv_double(g, "r2", h->v.r2);
+	memz_json_kv_u64(g, "samples", h->v.samples);
+	memz_json_kv_bool(g, "leak", h->v.leak);
+	memz_json_kv_u64(g, "confidence", (uint64_t)(h->v.confidence > 0 ? h->v.confidence : 0));
 	yajl_gen_map_close(g);
 }
 
@@ -349,45 +329,39 @@ static int print_json(const struct inspect_opts *o,
 		return 1;
 	}
 	yajl_gen_map_open(g);
-	j_u64(g, "pid", (uint64_t)ins->pid);
-	j_str(g, "name");
-	j_str(g, ins->stat.comm);
-	j_str(g, "exe");
-	j_str(g, ins->exe);
-	j_str(g, "start_time");
+	memz_json_kv_u64(g, "pid", (uint64_t)ins->pid);
+	memz_json_kv_str(g, "name", ins->stat.comm);
+	memz_json_kv_str(g, "exe", ins->exe);
+	memz_json_str(g, "start_time");
 	if (start_time(ins, &st))
 		yajl_gen_integer(g, (long long)st);
 	else
 		yajl_gen_null(g);
-	j_str(g, "age_s");
-	yajl_gen_double(g, memz_inspect_age(ins));
-	j_str(g, "oom_score_adj");
-	yajl_gen_integer(g, ins->oom_score_adj);
-	j_u64(g, "vm_hwm", ins->status.vm_hwm);
+	memz_json_kv_double(g, "age_s", memz_inspect_age(ins));
+	memz_json_kv_int(g, "oom_score_adj", ins->oom_score_adj);
+	memz_json_kv_u64(g, "vm_hwm", ins->status.vm_hwm);
 	j_history(g, h, ins->has_rollup ? ins->rollup.rss : ins->cats.total.rss);
-	j_str(g, "categories");
+	memz_json_str(g, "categories");
 	yajl_gen_array_open(g);
 	for (int c = 0; c < MEMZ_CAT_COUNT; c++) {
 		yajl_gen_map_open(g);
-		j_str(g, "category");
-		j_str(g, memz_mapcat_name(c));
-		j_str(g, "label");
-		j_str(g, memz_mapcat_label(c));
+		memz_json_kv_str(g, "category", memz_mapcat_name(c));
+		memz_json_kv_str(g, "label", memz_mapcat_label(c));
 		j_sum(g, &ins->cats.cat[c]);
 		yajl_gen_map_close(g);
 	}
 	yajl_gen_array_close(g);
-	j_str(g, "total");
+	memz_json_str(g, "total");
 	yajl_gen_map_open(g);
 	j_sum(g, &ins->cats.total);
 	yajl_gen_map_close(g);
-	j_str(g, "rollup");
+	memz_json_str(g, "rollup");
 	if (ins->has_rollup)
 		j_rollup(g, &ins->rollup);
 	else
 		yajl_gen_null(g);
-	j_u64(g, "mappings_selected", n);
-	j_str(g, "mappings");
+	memz_json_kv_u64(g, "mappings_selected", n);
+	memz_json_str(g, "mappings");
 	j_maps(g, v, o->limit && o->limit < n ? o->limit : n);
 	yajl_gen_map_close(g);
 	if (yajl_gen_get_buf(g, &out, &len) == yajl_gen_status_ok) {

@@ -26,34 +26,6 @@ static void usage(FILE *f)
 		"Without --group, events are per process (GroupBy=none).\n");
 }
 
-/* Fixed decimals, then trailing zeros dropped down to one: 41.0, 0.25. */
-static void num(yajl_gen g, const char *key, double v, int decimals)
-{
-	char buf[64];
-	int n = snprintf(buf, sizeof buf, "%.*f", decimals, v);
-
-	if (n > 0 && (size_t)n < sizeof buf && strchr(buf, '.')) {
-		while (n > 2 && buf[n - 1] == '0' && buf[n - 2] != '.')
-			buf[--n] = '\0';
-	}
-	if (!strcmp(buf, "-0.0"))
-		strcpy(buf, "0.0");
-	yajl_gen_string(g, (const unsigned char *)key, strlen(key));
-	yajl_gen_number(g, buf, strlen(buf));
-}
-
-static void integer(yajl_gen g, const char *key, long long v)
-{
-	yajl_gen_string(g, (const unsigned char *)key, strlen(key));
-	yajl_gen_integer(g, v);
-}
-
-static void str(yajl_gen g, const char *key, const char *v)
-{
-	yajl_gen_string(g, (const unsigned char *)key, strlen(key));
-	memz_json_string(g, v, strlen(v));
-}
-
 static int print_event(const struct memz_event *e)
 {
 	yajl_gen g = yajl_gen_alloc(NULL);
@@ -64,21 +36,21 @@ static int print_event(const struct memz_event *e)
 	if (!g)
 		return -ENOMEM;
 	yajl_gen_map_open(g);
-	num(g, "t", e->t, 3);
-	str(g, "event", e->kind == MEMZ_EVENT_LEAK ? "leak" : "clear");
+	memz_json_kv_fixed(g, "t", e->t, 3);
+	memz_json_kv_str(g, "event", e->kind == MEMZ_EVENT_LEAK ? "leak" : "clear");
 	if (e->is_group) {
-		str(g, "group", e->name);
+		memz_json_kv_str(g, "group", e->name);
 	} else {
-		integer(g, "pid", e->pid);
-		integer(g, "start", (long long)e->start);
-		str(g, "name", e->name);
+		memz_json_kv_int(g, "pid", e->pid);
+		memz_json_kv_int(g, "start", (long long)e->start);
+		memz_json_kv_str(g, "name", e->name);
 	}
 	if (e->kind == MEMZ_EVENT_LEAK) {
-		num(g, "rate_bps", e->verdict.rate_bps, 1);
-		num(g, "r2", e->verdict.r2, 3);
-		integer(g, "samples", e->verdict.samples);
-		integer(g, "confidence", e->verdict.confidence);
-		str(g, "horizon",
+		memz_json_kv_fixed(g, "rate_bps", e->verdict.rate_bps, 1);
+		memz_json_kv_fixed(g, "r2", e->verdict.r2, 3);
+		memz_json_kv_int(g, "samples", e->verdict.samples);
+		memz_json_kv_int(g, "confidence", e->verdict.confidence);
+		memz_json_kv_str(g, "horizon",
 		    e->verdict.horizon == MEMZ_HORIZON_LONG ? "long" : "short");
 	}
 	yajl_gen_map_close(g);

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "memz/procfs.h"
 #include "memz/sanitize.h"
 
 /* The one piece of process-wide state: a signal can only reach a flag. */
@@ -28,20 +29,7 @@ static int all_digits(const char *s)
 
 int cli_parse_pid(const char *s, int *pid)
 {
-	unsigned long long v = 0;
-
-	/* strtol would accept " 12", "+12" and "-0": a PID is digits only */
-	if (!s || !all_digits(s))
-		return -1;
-	for (; *s; s++) {
-		v = v * 10 + (unsigned)(*s - '0');
-		if (v > INT_MAX)
-			return -1;
-	}
-	if (v == 0)
-		return -1;
-	*pid = (int)v;
-	return 0;
+	return s && !memz_parse_pid(s, strlen(s), pid) ? 0 : -1;
 }
 
 int cli_parse_count(const char *s, unsigned *out)

@@ -7,6 +7,7 @@
 #include <yajl/yajl_gen.h>
 
 #include "memz/json.h"
+#include "memz/procfs.h"
 #include "memz/sanitize.h"
 #include "memz/smapscat.h"
 #include "functions.h"
@@ -41,55 +42,41 @@ static int split(char *s, char **w, int max)
 	return n;
 }
 
-static void str(yajl_gen g, const char *s)
-{
-	yajl_gen_string(g, (const unsigned char *)s, strlen(s));
-}
-
 static void column(yajl_gen g, int index, const char *name, const char *type,
 		   const char *units, bool key)
 {
-	str(g, name);
+	memz_json_str(g, name);
 	yajl_gen_map_open(g);
-	str(g, "index");
+	memz_json_str(g, "index");
 	yajl_gen_integer(g, index);
-	str(g, "name");
-	str(g, name);
-	str(g, "type");
-	str(g, type);
-	str(g, "units");
-	str(g, units);
-	str(g, "visible");
+	memz_json_str(g, "name");
+	memz_json_str(g, name);
+	memz_json_str(g, "type");
+	memz_json_str(g, type);
+	memz_json_str(g, "units");
+	memz_json_str(g, units);
+	memz_json_str(g, "visible");
 	yajl_gen_bool(g, 1);
-	str(g, "unique_key");
+	memz_json_str(g, "unique_key");
 	yajl_gen_bool(g, key);
-	str(g, "sortable");
+	memz_json_str(g, "sortable");
 	yajl_gen_bool(g, 1);
 	yajl_gen_map_close(g);
-}
-
-static void number(yajl_gen g, double v)
-{
-	/* yajl refuses NaN and infinities; an empty cell is honest */
-	if (isfinite(v))
-		yajl_gen_double(g, v);
-	else
-		yajl_gen_null(g);
 }
 
 static void head(yajl_gen g, int status, int update_every, const char *help)
 {
 	yajl_gen_map_open(g);
-	str(g, "status");
+	memz_json_str(g, "status");
 	yajl_gen_integer(g, status);
-	str(g, "type");
-	str(g, "table");
-	str(g, "has_history");
+	memz_json_str(g, "type");
+	memz_json_str(g, "table");
+	memz_json_str(g, "has_history");
 	yajl_gen_bool(g, 0);
-	str(g, "update_every");
+	memz_json_str(g, "update_every");
 	yajl_gen_integer(g, update_every);
-	str(g, "help");
-	str(g, help);
+	memz_json_str(g, "help");
+	memz_json_str(g, help);
 }
 
 static void top(yajl_gen g, const struct memz_snapshot *s, int update_every)
@@ -106,15 +93,15 @@ static void top(yajl_gen g, const struct memz_snapshot *s, int update_every)
 
 	head(g, 200, update_every,
 	     "Process groups by proportional set size, with memz leak verdicts");
-	str(g, "columns");
+	memz_json_str(g, "columns");
 	yajl_gen_map_open(g);
 	for (size_t i = 0; i < sizeof cols / sizeof *cols; i++)
 		column(g, (int)i, cols[i].name, cols[i].type, cols[i].units,
 		       i == 0);
 	yajl_gen_map_close(g);
-	str(g, "default_sort_column");
-	str(g, "PSS");
-	str(g, "data");
+	memz_json_str(g, "default_sort_column");
+	memz_json_str(g, "PSS");
+	memz_json_str(g, "data");
 	yajl_gen_array_open(g);
 	for (size_t i = 0; i < s->view.n_groups; i++) {
 		const struct memz_group *gr = s->view.groups[i];
@@ -123,10 +110,10 @@ static void top(yajl_gen g, const struct memz_snapshot *s, int update_every)
 
 		yajl_gen_array_open(g);
 		memz_json_string(g, name, strlen(name));
-		number(g, (double)gr->pss / MIB);
-		number(g, (double)gr->uss / MIB);
-		number(g, (double)gr->swap / MIB);
-		number(g, v->rate_bps / 1024.0);
+		memz_json_double(g, (double)gr->pss / MIB);
+		memz_json_double(g, (double)gr->uss / MIB);
+		memz_json_double(g, (double)gr->swap / MIB);
+		memz_json_double(g, v->rate_bps / 1024.0);
 		yajl_gen_bool(g, v->leak);
 		yajl_gen_integer(g, v->confidence);
 		yajl_gen_integer(g, gr->members);
@@ -139,9 +126,9 @@ static void top(yajl_gen g, const struct memz_snapshot *s, int update_every)
 static void row(yajl_gen g, const char *field, double v, const char *units)
 {
 	yajl_gen_array_open(g);
-	str(g, field);
-	number(g, v);
-	str(g, units);
+	memz_json_str(g, field);
+	memz_json_double(g, v);
+	memz_json_str(g, units);
 	yajl_gen_array_close(g);
 }
 
@@ -186,19 +173,19 @@ static void inspect(yajl_gen g, const struct memz_proc *p, int update_every,
 	const char *gname = p->group && p->group->name ? p->group->name : "";
 
 	head(g, 200, update_every, "One process as memz sees it");
-	str(g, "pid");
+	memz_json_str(g, "pid");
 	yajl_gen_integer(g, p->pid);
-	str(g, "name");
+	memz_json_str(g, "name");
 	memz_json_string(g, p->name ? p->name : "", p->name ? strlen(p->name) : 0);
-	str(g, "group");
+	memz_json_str(g, "group");
 	memz_json_string(g, gname, strlen(gname));
-	str(g, "columns");
+	memz_json_str(g, "columns");
 	yajl_gen_map_open(g);
 	column(g, 0, "Field", "string", "", true);
 	column(g, 1, "Value", "number", "", false);
 	column(g, 2, "Units", "string", "", false);
 	yajl_gen_map_close(g);
-	str(g, "data");
+	memz_json_str(g, "data");
 	yajl_gen_array_open(g);
 	row(g, "ppid", p->ppid, "");
 	row(g, "threads", (double)p->threads, "");
@@ -225,9 +212,9 @@ static void inspect(yajl_gen g, const struct memz_proc *p, int update_every,
 static void error_body(yajl_gen g, int status, const char *msg)
 {
 	yajl_gen_map_open(g);
-	str(g, "status");
+	memz_json_str(g, "status");
 	yajl_gen_integer(g, status);
-	str(g, "error_message");
+	memz_json_str(g, "error_message");
 	memz_json_string(g, msg, strlen(msg));
 	yajl_gen_map_close(g);
 }
@@ -235,10 +222,9 @@ static void error_body(yajl_gen g, int status, const char *msg)
 static const struct memz_proc *find_proc(const struct memz_snapshot *s,
 					 const char *arg, int *status)
 {
-	char *end;
-	long pid = arg ? strtol(arg, &end, 10) : 0;
+	int pid;
 
-	if (!arg || !*arg || *end || pid <= 0 || pid > 0x7fffffff) {
+	if (!arg || memz_parse_pid(arg, strlen(arg), &pid)) {
 		*status = 400;
 		return NULL;
 	}
