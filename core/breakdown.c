@@ -46,9 +46,7 @@ void memz_snapshot_init(struct memz_snapshot *s)
 	memz_table_view_init(&s->view);
 }
 
-void memz_snapshot_release(struct memz_snapshot *s,
-			   const struct memz_allocator *a)
+void memz_snapshot_release(struct memz_snapshot *s)
 {
-	memz_table_view_release(&s->view, a);
-	memset(s, 0, sizeof *s);
+	memz_snapshot_init(s);
 }

@@ -669,10 +669,3 @@ void memz_table_view_init(struct memz_table_view *v)
 {
 	memset(v, 0, sizeof *v);
 }
-
-void memz_table_view_release(struct memz_table_view *v,
-			     const struct memz_allocator *a)
-{
-	(void)a; /* the arrays belong to the table */
-	memset(v, 0, sizeof *v);
-}

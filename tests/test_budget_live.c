@@ -301,7 +301,7 @@ static void fds_exhausted(void)
 	CHECK(p != NULL && p->first_seen == first);
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
-	memz_snapshot_release(&snap, memz_allocator_libc());
+	memz_snapshot_release(&snap);
 	memz_sampler_free(&s);
 }
 

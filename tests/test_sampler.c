@@ -260,7 +260,7 @@ static void fixture_listing(void)
 	CHECK(snap.stats.listed);
 	CHECK(find_pid(&snap, 701) != NULL);
 
-	memz_snapshot_release(&snap, memz_allocator_libc());
+	memz_snapshot_release(&snap);
 	memz_sampler_free(&s);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
 	CHECK_INT(system(cmd), 0);
@@ -344,7 +344,7 @@ static void fixture_quiet_probes(void)
 	p = find_pid(&snap, 200);
 	CHECK(p && p->statm_last.resident == 555);
 
-	memz_snapshot_release(&snap, memz_allocator_libc());
+	memz_snapshot_release(&snap);
 	memz_sampler_free(&s);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
 	CHECK_INT(system(cmd), 0);

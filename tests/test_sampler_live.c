@@ -135,7 +135,7 @@ static void live_walk_sweeps(void)
 	if (!done)
 		fprintf(stderr, "# live_walk_sweeps: a pid was handed out before "
 				"every walked cycle for 20 s; not checked\n");
-	memz_snapshot_release(&snap, memz_allocator_libc());
+	memz_snapshot_release(&snap);
 	memz_sampler_free(&s);
 }
 

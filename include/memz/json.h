@@ -16,8 +16,8 @@
 
 /* Write the snapshot object into g (breakdown, meminfo extras, psi, numa,
  * pace, stats, groups, processes, events). Each group says whether hosts
- * publish it ("published", report.h's rule). Numbers are finite: a NaN or
- * an infinity is written as 0. */
+ * publish it ("published", report.h's rule). A figure that is not
+ * finite is null. */
 int memz_json_snapshot(yajl_gen g, const struct memz_snapshot *s);
 /* The same, with the id every host publishes each published group under
  * ("id", null for the others). */

@@ -1,14 +1,30 @@
 /*
  * sampler.h - one cycle of the live system into a snapshot.
  *
- * The sampler owns the process table, the kept file descriptors and the
- * system files; the caller owns the snapshot and passes it to every
- * memz_sampler_run(). Arrays inside the snapshot grow to their high-water
- * mark and are reused, so steady-state cycles allocate nothing. Everything a
- * snapshot points at (processes, groups, names, events) stays valid until
- * the next memz_sampler_run() on the same sampler, or its free.
+ * Ownership
+ * ---------
+ * The sampler owns everything: the process table with its entries, groups,
+ * interned names and events, the kept file descriptors, the system files,
+ * and the arrays a snapshot's view points into (they grow to their
+ * high-water mark and are reused, so steady-state cycles allocate
+ * nothing). A struct memz_snapshot is the caller's, usually on its stack,
+ * and owns no memory of its own: it holds figures by value and borrows the
+ * rest. So
  *
- * Cost: every cycle reads statm of every process through a kept fd (the
+ *   - memz_snapshot_init() makes it empty; memz_sampler_run() fills it;
+ *   - everything it points at (processes, groups, names, events) stays
+ *     valid until the next memz_sampler_run() on the same sampler, or
+ *     memz_sampler_free(); keep a name past that and you must copy it;
+ *   - memz_snapshot_release() only forgets what it borrowed (it frees
+ *     nothing and may be skipped); the snapshot may be run again after it;
+ *   - a snapshot may be copied by value; the copy borrows the same arrays,
+ *     for the same time;
+ *   - one snapshot goes with one sampler: running it through a second
+ *     sampler makes it borrow from that one instead.
+ *
+ * Cost
+ * ----
+ * Every cycle reads statm of every process through a kept fd (the
  * cheap probe), but one whose statm has not moved for a while only every
  * other or every fourth cycle while no task starts or exits; /proc is
  * listed only when a pid was handed out since the last cycle (pidwatch.h).
@@ -73,8 +89,7 @@ struct memz_snapshot {
 };
 
 void memz_snapshot_init(struct memz_snapshot *s);
-void memz_snapshot_release(struct memz_snapshot *s,
-			   const struct memz_allocator *a);
+void memz_snapshot_release(struct memz_snapshot *s);
 
 struct memz_sampler;
 

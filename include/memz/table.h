@@ -20,8 +20,10 @@
  *
  * Entries are allocated once and recycled through a free list, so a table
  * whose process count does not grow past its high-water mark allocates
- * nothing. Pointers to entries, group records and interned names stay valid
- * until the next memz_table_begin().
+ * nothing. The table owns its entries, groups, names and the view's arrays;
+ * pointers to them stay valid until the next memz_table_begin() (which the
+ * sampler calls at the start of each run: sampler.h tells the snapshot's
+ * side of this).
  */
 #ifndef MEMZ_TABLE_H
 #define MEMZ_TABLE_H
@@ -123,16 +125,17 @@ struct memz_event {
 	struct memz_verdict verdict; /* at the moment of the change */
 };
 
-/* Per-cycle view the table fills (the sampler's snapshot embeds it). The
- * arrays belong to the table and stay valid until the next begin. */
+/* Per-cycle view the table fills (the sampler's snapshot embeds it). It
+ * owns nothing: the arrays belong to the table and stay valid until the
+ * next begin (see "Ownership" in sampler.h). */
 struct memz_table_view {
 	double t;
 	struct memz_proc **procs; /* every live, sampled process */
-	size_t n_procs, cap_procs;
+	size_t n_procs;
 	struct memz_group **groups; /* sorted by PSS, largest first */
-	size_t n_groups, cap_groups;
+	size_t n_groups;
 	struct memz_event *events; /* this cycle's */
-	size_t n_events, cap_events;
+	size_t n_events;
 	unsigned leak_suspects; /* processes and groups flagged now */
 	unsigned vanished;      /* entries swept this cycle */
 };
@@ -168,9 +171,8 @@ void memz_table_on_retire(struct memz_table *t,
 
 int memz_table_end(struct memz_table *t, struct memz_table_view *v);
 
+/* An empty view: no processes, groups or events. */
 void memz_table_view_init(struct memz_table_view *v);
-void memz_table_view_release(struct memz_table_view *v,
-			     const struct memz_allocator *a);
 
 /* Every entry, for callers that walk the whole table (the sampler). */
 struct memz_proc *memz_table_first(struct memz_table *t);

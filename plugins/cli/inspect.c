@@ -408,7 +408,7 @@ static int watch(const struct inspect_opts *o, const struct memz_settings *set,
 				h->rss_max_seen = p->rss_max_seen;
 		}
 	}
-	memz_snapshot_release(&snap, a);
+	memz_snapshot_release(&snap);
 	memz_sampler_free(&sm);
 	if (rc) {
 		fprintf(stderr, "memz inspect: cannot read %s/meminfo: %s\n",

@@ -106,7 +106,7 @@ int cli_json(int argc, char **argv)
 		 memz_json_print_report(stdout, view) || fflush(stdout))
 		rc = -1;
 	memz_report_free(&report);
-	memz_snapshot_release(&snap, a);
+	memz_snapshot_release(&snap);
 	memz_sampler_free(&sm);
 	return rc ? 1 : 0;
 }

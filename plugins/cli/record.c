@@ -148,7 +148,7 @@ int cli_record(int argc, char **argv)
 			break;
 	}
 release:
-	memz_snapshot_release(&snap, memz_allocator_libc());
+	memz_snapshot_release(&snap);
 	memz_sampler_free(&smp);
 out:
 	if (out != stdout && fclose(out) && !status) {

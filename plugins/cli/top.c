@@ -343,7 +343,7 @@ static int run(struct top_opts *o, const struct memz_settings *set)
 		    cli_interrupted() || cli_sleep(o->interval))
 			break;
 	}
-	memz_snapshot_release(&snap, a);
+	memz_snapshot_release(&snap);
 	memz_sampler_free(&sm);
 	return status;
 }

@@ -189,7 +189,7 @@ static int memz_read(user_data_t *ud)
 
 static int memz_shutdown(void)
 {
-	memz_snapshot_release(&snap, memz_allocator_libc());
+	memz_snapshot_release(&snap);
 	memz_sampler_free(&sampler);
 	memz_report_free(&report);
 	have_snap = false;

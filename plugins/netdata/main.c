@@ -200,7 +200,7 @@ int main(int argc, char **argv)
 	if (!rc)
 		rc = run(&p, &wait_mask);
 
-	memz_snapshot_release(&p.snap, memz_allocator_libc());
+	memz_snapshot_release(&p.snap);
 	memz_nd_emitter_free(&p.emitter);
 	memz_sampler_free(&p.sampler);
 	return rc ? 1 : 0;

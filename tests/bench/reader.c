@@ -199,7 +199,7 @@ static int run_memz(const char *watch, int hour_cycles)
 	if (hour_cycles > 0) {
 		run_hour(s, &snap, hour_cycles);
 		memz_sampler_free(&s);
-		memz_snapshot_release(&snap, memz_allocator_libc());
+		memz_snapshot_release(&snap);
 		return 0;
 	}
 	memset(wd, 0, sizeof wd);
@@ -256,7 +256,7 @@ static int run_memz(const char *watch, int hour_cycles)
 		}
 	}
 	memz_sampler_free(&s);
-	memz_snapshot_release(&snap, memz_allocator_libc());
+	memz_snapshot_release(&snap);
 	return 0;
 }
 
