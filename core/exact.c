@@ -41,16 +41,10 @@ double mz_est_cost(const struct memz_proc *p, uint64_t page_size)
 static int read_smaps_sum(struct memz_sampler *s, struct memz_proc *p,
 			  struct memz_rollup *r)
 {
-	char path[64];
 	size_t len;
-	int rc;
+	int rc = memz_pidfiles_read_big(&s->files, p->pid, "smaps", &len);
 
-	snprintf(path, sizeof path, "%d/smaps", p->pid);
-	s->st->files_read++;
-	s->st->files_opened++;
-	rc = memz_read_file_grow(s->a, s->proc_fd, path, &s->smaps_buf,
-				 &s->smaps_cap, &len);
-	return rc ? rc : memz_parse_smaps_sum(s->smaps_buf, len, r);
+	return rc ? rc : memz_parse_smaps_sum(s->files.big, len, r);
 }
 
 /* One exact read: smaps_rollup, or summed smaps on kernels before 4.14. A
@@ -66,19 +60,14 @@ static int read_exact(struct memz_sampler *s, struct memz_proc *p,
 		return read_smaps_sum(s, p, r);
 	/* kept by processes read on consecutive cycles; the statm fds come
 	 * first, so the rollup fds stay within three quarters of the budget */
-	if (p->rollup_fd < 0 && p->has_exact && p->cycles_since_exact <= 1 &&
-	    s->open_fds < s->fd_budget - s->fd_budget / 4) {
-		int fd = mz_open_pidfile(s, p->pid, "smaps_rollup");
-
-		if (fd >= 0) {
-			p->rollup_fd = fd;
-			s->open_fds++;
-		}
-	}
+	if (p->rollup_fd < 0 && p->has_exact && p->cycles_since_exact <= 1)
+		p->rollup_fd = memz_pidfiles_keep(
+			&s->files, p->pid, "smaps_rollup",
+			s->files.fd_budget - s->files.fd_budget / 4);
 	if (p->rollup_fd >= 0) {
-		rc = mz_pread_record(s, p->rollup_fd, &len);
+		rc = memz_pidfiles_pread(&s->files, p->rollup_fd, &len);
 	} else {
-		rc = mz_read_pidfile(s, p->pid, "smaps_rollup", &len);
+		rc = memz_pidfiles_read(&s->files, p->pid, "smaps_rollup", &len);
 		if (rc == -ENOENT) {
 			rc = read_smaps_sum(s, p, r);
 			if (!rc)
@@ -86,7 +75,7 @@ static int read_exact(struct memz_sampler *s, struct memz_proc *p,
 			return rc;
 		}
 	}
-	return rc ? rc : memz_parse_rollup(s->buf, len, r);
+	return rc ? rc : memz_parse_rollup(s->files.buf, len, r);
 }
 
 static uint64_t add_clamped(uint64_t v, int64_t d)
@@ -170,8 +159,8 @@ static int exact_read(struct memz_sampler *s, struct memz_proc *p,
 	p->exact_t = s->now;
 	p->has_exact = true;
 	p->cycles_since_exact = 0;
-	if (moved && !mz_read_pidfile(s, p->pid, "status", &len) &&
-	    !memz_parse_status(s->buf, len, &st)) {
+	if (moved && !memz_pidfiles_read(&s->files, p->pid, "status", &len) &&
+	    !memz_parse_status(s->files.buf, len, &st)) {
 		p->vm_hwm = st.vm_hwm;
 		p->vm_swap = st.vm_swap;
 	}

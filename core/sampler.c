@@ -4,16 +4,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "memz/procfs.h"
 #include "memz/readbuf.h"
 #include "sampler_int.h"
-
-/* Reserved for the host's own files (sockets, logs, config). */
-#define FD_RESERVE 64
 
 /* Kernel threads have no user memory to sample; only the sweep cares
  * whether one is still there, so each is probed (through stat, which also
@@ -50,28 +46,18 @@ double memz_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static void close_fd(struct memz_sampler *s, int *fd)
-{
-	if (*fd >= 0) {
-		close(*fd);
-		s->open_fds--;
-		*fd = -1;
-	}
-}
-
 static void on_retire(struct memz_proc *p, void *ctx)
 {
 	struct memz_sampler *s = ctx;
 
-	close_fd(s, &p->statm_fd);
-	close_fd(s, &p->rollup_fd);
+	memz_pidfiles_close(&s->files, &p->statm_fd);
+	memz_pidfiles_close(&s->files, &p->rollup_fd);
 }
 
 int memz_sampler_new(struct memz_sampler **out, const struct memz_settings *set,
 		     const struct memz_allocator *a)
 {
 	struct memz_sampler *s = memz_realloc(a, NULL, sizeof *s);
-	struct rlimit rl;
 	long ps = sysconf(_SC_PAGESIZE);
 	int rc;
 
@@ -81,16 +67,12 @@ int memz_sampler_new(struct memz_sampler **out, const struct memz_settings *set,
 	memset(s, 0, sizeof *s);
 	s->s = *set;
 	s->a = a;
-	s->proc_fd = -1;
+	memz_pidfiles_init(&s->files, a);
 	s->page_size = ps > 0 ? (uint64_t)ps : 4096;
 	memz_sysfiles_init(&s->sys);
 	memz_pace_init(&s->pace);
 	memz_pidwatch_init(&s->pids);
 	memz_budget_init(&s->budget, set->cpu_budget);
-	s->fd_budget = set->max_open_files;
-	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
-	    (rlim_t)s->fd_budget + FD_RESERVE > rl.rlim_cur)
-		s->fd_budget = rl.rlim_cur > FD_RESERVE ? (int)(rl.rlim_cur - FD_RESERVE) : 0;
 
 	rc = memz_table_new(&s->table, set, a);
 	if (rc)
@@ -99,17 +81,15 @@ int memz_sampler_new(struct memz_sampler **out, const struct memz_settings *set,
 	rc = memz_sysfiles_open(&s->sys, set->proc_root, set->sys_root);
 	if (rc)
 		goto fail;
-	s->proc_fd = open(set->proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (s->proc_fd < 0) {
-		rc = -errno;
+	rc = memz_pidfiles_open(&s->files, set->proc_root, set->max_open_files);
+	if (rc)
 		goto fail;
-	}
-	s->dir = fdopendir(dup(s->proc_fd));
+	s->dir = fdopendir(dup(s->files.proc_fd));
 	if (!s->dir) {
 		rc = -errno;
 		goto fail;
 	}
-	memz_pidwatch_open(&s->pids, s->proc_fd);
+	memz_pidwatch_open(&s->pids, s->files.proc_fd);
 	*out = s;
 	return 0;
 fail:
@@ -128,10 +108,8 @@ void memz_sampler_free(struct memz_sampler **sp)
 	memz_pidwatch_release(&s->pids);
 	if (s->dir)
 		closedir(s->dir);
-	if (s->proc_fd >= 0)
-		close(s->proc_fd);
+	memz_pidfiles_release(&s->files);
 	memz_free(s->a, &s->cand);
-	memz_free(s->a, &s->smaps_buf);
 	memz_realloc(s->a, s, 0);
 	*sp = NULL;
 }
@@ -144,55 +122,6 @@ const struct memz_settings *memz_sampler_settings(const struct memz_sampler *s)
 const struct memz_allocator *memz_sampler_allocator(const struct memz_sampler *s)
 {
 	return s->a;
-}
-
-/* Every file read here but smaps is one record the kernel formats whole
- * (single_open), so a read that leaves the buffer room has all of it; a
- * second read to see the end would cost a system call per process per
- * cycle for the kept statm fds. */
-int mz_pread_record(struct memz_sampler *s, int fd, size_t *len)
-{
-	ssize_t n;
-
-	s->st->files_read++;
-	do {
-		n = pread(fd, s->buf, sizeof s->buf - 1, 0);
-	} while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	if ((size_t)n == sizeof s->buf - 1) /* not one short record */
-		return memz_pread_file(fd, s->buf, sizeof s->buf, len);
-	s->buf[n] = '\0';
-	*len = (size_t)n;
-	return 0;
-}
-
-/* Read "PID/name" below ProcRoot into s->buf. */
-int mz_read_pidfile(struct memz_sampler *s, int pid, const char *name,
-		    size_t *len)
-{
-	char path[64];
-	int fd, rc;
-
-	snprintf(path, sizeof path, "%d/%s", pid, name);
-	s->st->files_opened++;
-	fd = memz_open_at(s->proc_fd, path);
-	if (fd < 0) {
-		s->st->files_read++;
-		return fd;
-	}
-	rc = mz_pread_record(s, fd, len);
-	close(fd);
-	return rc;
-}
-
-int mz_open_pidfile(struct memz_sampler *s, int pid, const char *name)
-{
-	char path[64];
-
-	snprintf(path, sizeof path, "%d/%s", pid, name);
-	s->st->files_opened++;
-	return memz_open_at(s->proc_fd, path);
 }
 
 static bool vanished(int rc)
@@ -208,12 +137,12 @@ static int read_statm(struct memz_sampler *s, struct memz_proc *p,
 	int rc;
 
 	if (p->statm_fd >= 0)
-		rc = mz_pread_record(s, p->statm_fd, &len);
+		rc = memz_pidfiles_pread(&s->files, p->statm_fd, &len);
 	else
-		rc = mz_read_pidfile(s, p->pid, "statm", &len);
+		rc = memz_pidfiles_read(&s->files, p->pid, "statm", &len);
 	if (rc)
 		return rc;
-	return memz_parse_statm(s->buf, len, 1, out);
+	return memz_parse_statm(s->files.buf, len, 1, out);
 }
 
 static uint32_t pages32(uint64_t v)
@@ -251,8 +180,8 @@ static void read_identity(struct memz_sampler *s, struct memz_proc *p)
 	size_t len;
 	int v;
 
-	if (!mz_read_pidfile(s, p->pid, "status", &len) &&
-	    !memz_parse_status(s->buf, len, &st)) {
+	if (!memz_pidfiles_read(&s->files, p->pid, "status", &len) &&
+	    !memz_parse_status(s->files.buf, len, &st)) {
 		p->uid = st.uid;
 		p->vm_hwm = st.vm_hwm;
 		p->vm_swap = st.vm_swap;
@@ -260,19 +189,19 @@ static void read_identity(struct memz_sampler *s, struct memz_proc *p)
 	}
 	if (p->kernel_thread)
 		return;
-	if (!mz_read_pidfile(s, p->pid, "oom_score_adj", &len) &&
-	    !memz_parse_oom_score_adj(s->buf, len, &v))
+	if (!memz_pidfiles_read(&s->files, p->pid, "oom_score_adj", &len) &&
+	    !memz_parse_oom_score_adj(s->files.buf, len, &v))
 		p->oom_score_adj = v;
 	if (s->s.group_by == MEMZ_GROUP_CGROUP &&
-	    !mz_read_pidfile(s, p->pid, "cgroup", &len) &&
-	    !memz_parse_cgroup(s->buf, len, tmp, sizeof tmp))
+	    !memz_pidfiles_read(&s->files, p->pid, "cgroup", &len) &&
+	    !memz_parse_cgroup(s->files.buf, len, tmp, sizeof tmp))
 		memz_table_set_cgroup(s->table, p, tmp);
 	if (s->s.group_by == MEMZ_GROUP_EXE) {
 		char path[32];
 		int dfd;
 
 		snprintf(path, sizeof path, "%d", p->pid);
-		dfd = openat(s->proc_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		dfd = openat(s->files.proc_fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd >= 0) {
 			if (!memz_read_exe_name(dfd, tmp, sizeof tmp))
 				memz_table_set_exe(s->table, p, tmp);
@@ -290,8 +219,8 @@ static struct memz_proc *discover(struct memz_sampler *s, int pid, int *rc)
 	size_t len;
 	bool is_new;
 
-	*rc = mz_read_pidfile(s, pid, "stat", &len);
-	if (*rc || memz_parse_stat(s->buf, len, &ps))
+	*rc = memz_pidfiles_read(&s->files, pid, "stat", &len);
+	if (*rc || memz_parse_stat(s->files.buf, len, &ps))
 		return NULL;
 	p = memz_table_get(s->table, pid, ps.start_time, &is_new);
 	if (!p)
@@ -360,14 +289,9 @@ static struct memz_proc *probe(struct memz_sampler *s, int pid)
 	/* a kept fd only while under the budget, first come first served:
 	 * no process ever loses its fd to a newer one, and one that came
 	 * when none was left gets one once others have exited */
-	if (p->statm_fd < 0 && s->open_fds < s->fd_budget) {
-		int fd = mz_open_pidfile(s, pid, "statm");
-
-		if (fd >= 0) {
-			p->statm_fd = fd;
-			s->open_fds++;
-		}
-	}
+	if (p->statm_fd < 0)
+		p->statm_fd = memz_pidfiles_keep(&s->files, pid, "statm",
+						 s->files.fd_budget);
 	if (probe_statm(s, p))
 		return NULL;
 	return p;
@@ -463,7 +387,7 @@ static int sample_processes(struct memz_sampler *s, double now)
 			p->cycles_since_exact++;
 		if (p->rollup_fd >= 0 &&
 		    p->cycles_since_exact >= ROLLUP_FD_IDLE_CYCLES)
-			close_fd(s, &p->rollup_fd);
+			memz_pidfiles_close(&s->files, &p->rollup_fd);
 		mz_estimate(p, now, s->page_size);
 		p->has_sample = true;
 		s->st->seen++;
@@ -480,6 +404,7 @@ int memz_sampler_run(struct memz_sampler *s, double now,
 
 	memset(&snap->stats, 0, sizeof snap->stats);
 	s->st = &snap->stats;
+	s->files.files_read = s->files.files_opened = 0;
 	snap->t = now;
 	rc = memz_sysfiles_read_meminfo(&s->sys, &snap->mem);
 	if (rc)
@@ -514,8 +439,10 @@ int memz_sampler_run(struct memz_sampler *s, double now,
 	memz_breakdown_compute(&snap->mem, anon, &snap->br);
 
 	snap->stats.vanished = snap->view.vanished;
-	snap->stats.open_fds = (unsigned)s->open_fds;
-	snap->stats.fd_budget = (unsigned)s->fd_budget;
+	snap->stats.files_read += s->files.files_read;
+	snap->stats.files_opened += s->files.files_opened;
+	snap->stats.open_fds = (unsigned)s->files.open_fds;
+	snap->stats.fd_budget = (unsigned)s->files.fd_budget;
 	snap->stats.budget_left_s = memz_budget_room(&s->budget);
 
 	memset(&pin, 0, sizeof pin);

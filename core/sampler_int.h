@@ -1,7 +1,8 @@
 /*
  * sampler_int.h - the sampler's state, private to core/. sampler.c runs the
- * cycle (the system files, the probes, the table); exact.c does the exact
- * reads the budget admits and moves the figures between them.
+ * cycle (the system files, the probes, the table) and calls exact.c, which
+ * does the exact reads the budget admits and moves the figures between
+ * them; both read ProcRoot through pidfiles.h.
  */
 #ifndef MEMZ_SAMPLER_INT_H
 #define MEMZ_SAMPLER_INT_H
@@ -12,6 +13,7 @@
 #include <stdint.h>
 
 #include "memz/budget.h"
+#include "memz/pidfiles.h"
 #include "memz/pidwatch.h"
 #include "memz/sampler.h"
 
@@ -22,10 +24,9 @@ struct memz_sampler {
 	struct memz_sysfiles sys;
 	struct memz_pace pace;
 	struct memz_pidwatch pids;
-	int proc_fd;
+	struct memz_pidfiles files; /* ProcRoot, kept fds, what was read */
 	DIR *dir;
 	uint64_t page_size;
-	int fd_budget, open_fds;
 	unsigned cycle;
 	bool may_rest; /* this cycle: quiet processes may go unprobed */
 	bool no_rollup; /* the kernel has no smaps_rollup: sum smaps */
@@ -35,21 +36,8 @@ struct memz_sampler {
 
 	struct memz_budget_cand *cand;
 	size_t cap_cand;
-	char buf[8192];
-	char *smaps_buf;
-	size_t smaps_cap;
 	struct memz_cycle_stats *st; /* this cycle's, in the snapshot */
 };
-
-/* sampler.c: reading files of ProcRoot, each counted in the cycle's stats */
-
-/* pread a kept fd's whole record into s->buf. */
-int mz_pread_record(struct memz_sampler *s, int fd, size_t *len);
-/* "PID/name" below ProcRoot into s->buf. */
-int mz_read_pidfile(struct memz_sampler *s, int pid, const char *name,
-		    size_t *len);
-/* Open "PID/name" below ProcRoot: fd or -errno. */
-int mz_open_pidfile(struct memz_sampler *s, int pid, const char *name);
 
 /* exact.c */
 

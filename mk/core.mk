@@ -5,6 +5,7 @@ libmemz_la_SOURCES += \
 	include/memz/sanitize.h core/sanitize.c \
 	include/memz/intern.h core/intern.c \
 	include/memz/table.h core/table.c \
+	include/memz/pidfiles.h core/pidfiles.c \
 	include/memz/sampler.h core/sampler.c core/breakdown.c \
 	core/sampler_int.h core/exact.c \
 	include/memz/json.h core/json.c \
@@ -45,3 +46,10 @@ UNIT_TESTS += tests/test_report
 check_PROGRAMS += tests/test_report
 tests_test_report_SOURCES = tests/test_report.c tests/check.h tests/counting_alloc.h
 tests_test_report_LDADD = libmemz.la
+
+UNIT_TESTS += tests/test_pidfiles
+check_PROGRAMS += tests/test_pidfiles
+tests_test_pidfiles_SOURCES = tests/test_pidfiles.c tests/check.h tests/counting_alloc.h
+tests_test_pidfiles_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DMEMZ_FIXTURES='"$(abs_top_srcdir)/tests/fixtures"'
+tests_test_pidfiles_LDADD = libmemz.la
