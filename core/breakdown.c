@@ -1,8 +1,6 @@
-/* The RAM breakdown and the snapshot's lifetime: pure, apart from the
- * sampler's /proc reading so core/sampler.c stays within its size. */
 #include <string.h>
 
-#include "memz/sampler.h"
+#include "memz/breakdown.h"
 
 void memz_breakdown_compute(const struct memz_meminfo *m, uint64_t process_anon,
 			    struct memz_breakdown *b)
@@ -38,15 +36,4 @@ void memz_breakdown_compute(const struct memz_meminfo *m, uint64_t process_anon,
 		uint64_t over = fixed - m->mem_total;
 		b->free = b->free > over ? b->free - over : 0;
 	}
-}
-
-void memz_snapshot_init(struct memz_snapshot *s)
-{
-	memset(s, 0, sizeof *s);
-	memz_table_view_init(&s->view);
-}
-
-void memz_snapshot_release(struct memz_snapshot *s)
-{
-	memz_snapshot_init(s);
 }

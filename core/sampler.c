@@ -114,6 +114,17 @@ void memz_sampler_free(struct memz_sampler **sp)
 	*sp = NULL;
 }
 
+void memz_snapshot_init(struct memz_snapshot *s)
+{
+	memset(s, 0, sizeof *s);
+	memz_table_view_init(&s->view);
+}
+
+void memz_snapshot_release(struct memz_snapshot *s)
+{
+	memz_snapshot_init(s);
+}
+
 const struct memz_settings *memz_sampler_settings(const struct memz_sampler *s)
 {
 	return &s->s;

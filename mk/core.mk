@@ -6,7 +6,8 @@ libmemz_la_SOURCES += \
 	include/memz/intern.h core/intern.c \
 	include/memz/table.h core/table.c \
 	include/memz/pidfiles.h core/pidfiles.c \
-	include/memz/sampler.h core/sampler.c core/breakdown.c \
+	include/memz/breakdown.h core/breakdown.c \
+	include/memz/sampler.h core/sampler.c \
 	core/sampler_int.h core/exact.c \
 	include/memz/json.h core/json.c \
 	include/memz/report.h core/report.c
@@ -53,3 +54,8 @@ tests_test_pidfiles_SOURCES = tests/test_pidfiles.c tests/check.h tests/counting
 tests_test_pidfiles_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DMEMZ_FIXTURES='"$(abs_top_srcdir)/tests/fixtures"'
 tests_test_pidfiles_LDADD = libmemz.la
+
+UNIT_TESTS += tests/test_breakdown
+check_PROGRAMS += tests/test_breakdown
+tests_test_breakdown_SOURCES = tests/test_breakdown.c tests/check.h
+tests_test_breakdown_LDADD = libmemz.la

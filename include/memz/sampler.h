@@ -41,19 +41,11 @@
 #include <stdint.h>
 
 #include "memz/alloc.h"
+#include "memz/breakdown.h"
 #include "memz/pace.h"
 #include "memz/settings.h"
 #include "memz/sysinfo.h"
 #include "memz/table.h"
-
-/* MemTotal split into parts that add up to it exactly (design.md). */
-struct memz_breakdown {
-	uint64_t mem_total;
-	uint64_t free, buffers, cached, slab, page_tables;
-	uint64_t process_anon, hidden_anon, kernel_residual;
-	/* named pieces of the kernel's share, reported beside the residual */
-	uint64_t kernel_stack, vmalloc_used, percpu;
-};
 
 struct memz_cycle_stats {
 	unsigned seen;          /* processes with a sample this cycle */
@@ -108,10 +100,6 @@ int memz_sampler_run(struct memz_sampler *s, double now,
 
 const struct memz_settings *memz_sampler_settings(const struct memz_sampler *s);
 const struct memz_allocator *memz_sampler_allocator(const struct memz_sampler *s);
-
-/* Compute the breakdown from meminfo and the processes' Pss_Anon sum. */
-void memz_breakdown_compute(const struct memz_meminfo *m, uint64_t process_anon,
-			    struct memz_breakdown *out);
 
 /* Seconds on CLOCK_MONOTONIC, for callers that drive the sampler live. */
 double memz_now(void);

@@ -1,0 +1,39 @@
+/*
+ * breakdown.h - MemTotal split into parts that add up to it exactly.
+ *
+ *   free + buffers + cached + slab + page_tables
+ *        + process_anon + hidden_anon + kernel_residual = MemTotal
+ *
+ * Everything but the last three is meminfo's. process_anon is the Pss_Anon
+ * of the processes memz read (their file and shmem pages are in cached
+ * already); hidden_anon is what AnonPages holds beyond that: processes memz
+ * may not read. kernel_residual is what no counter names (vmalloc, driver
+ * and DMA buffers, socket queues); KernelStack, VmallocUsed and Percpu are
+ * reported beside it, not inside the sum, because they overlap what the
+ * kernel counts elsewhere. docs/design.md tells why each part is what it is.
+ */
+#ifndef MEMZ_BREAKDOWN_H
+#define MEMZ_BREAKDOWN_H
+
+#include <stdint.h>
+
+#include "memz/sysinfo.h"
+
+struct memz_breakdown {
+	uint64_t mem_total;
+	uint64_t free, buffers, cached, slab, page_tables;
+	uint64_t process_anon, hidden_anon, kernel_residual;
+	/* named pieces of the kernel's share, reported beside the residual */
+	uint64_t kernel_stack, vmalloc_used, percpu;
+};
+
+/*
+ * The breakdown of m, given the processes' Pss_Anon sum. The kernel's
+ * counters are read at slightly different moments, so the parts may
+ * overshoot MemTotal: then process memory (the estimated part) gives way
+ * first, hidden_anon next, and if meminfo alone overshoots, free.
+ */
+void memz_breakdown_compute(const struct memz_meminfo *m, uint64_t process_anon,
+			    struct memz_breakdown *out);
+
+#endif
