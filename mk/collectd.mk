@@ -1,9 +1,4 @@
-# collectd area
-
-# The leaking helper: every host's integration tests measure against it, so
-# it is built whether or not the collectd plugin is.
-check_PROGRAMS += tests/leaker
-tests_leaker_SOURCES = tests/leaker.c
+# plugins/collectd/: memz.so, its shipped config and its tests.
 
 # The translation layer needs no collectd headers, so its unit test runs in
 # every build, sanitizers and valgrind included.

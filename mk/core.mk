@@ -1,16 +1,30 @@
-# core area: the table, sampler, accounting, JSON, settings
+# core/: libmemz (include/memz/ + core/) and the unit test of each module.
 libmemz_la_SOURCES += \
 	include/memz/alloc.h core/alloc.c \
 	include/memz/settings.h core/settings.c \
 	include/memz/sanitize.h core/sanitize.c \
 	include/memz/intern.h core/intern.c \
-	include/memz/table.h core/table.c \
+	include/memz/readbuf.h core/readbuf.c \
+	include/memz/sysinfo.h core/sysinfo.c \
+	include/memz/procfs.h core/procfs.c core/parse_util.h \
+	include/memz/pidwatch.h core/pidwatch.c \
 	include/memz/pidfiles.h core/pidfiles.c \
+	include/memz/smapscat.h core/smapscat.c \
+	include/memz/detector.h core/detector.c \
+	include/memz/pace.h core/pace.c \
+	include/memz/budget.h core/budget.c \
+	include/memz/table.h core/table.c \
 	include/memz/breakdown.h core/breakdown.c \
 	include/memz/sampler.h core/sampler.c \
 	core/sampler_int.h core/exact.c \
-	include/memz/json.h core/json.c \
-	include/memz/report.h core/report.c
+	include/memz/trace.h core/trace.c \
+	include/memz/report.h core/report.c \
+	include/memz/json.h core/json.c
+
+# Tests that read fixture /proc and /sys trees are told where they are.
+CORE_FIXTURES_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DMEMZ_FIXTURES='"$(abs_top_srcdir)/tests/fixtures"'
+EXTRA_DIST += tests/fixtures tests/capture-fixture.sh
 
 UNIT_TESTS += tests/test_settings tests/test_sanitize
 check_PROGRAMS += tests/test_settings tests/test_sanitize
@@ -28,8 +42,7 @@ UNIT_TESTS += tests/test_sampler tests/test_sampler_live
 check_PROGRAMS += tests/test_sampler tests/test_sampler_live
 tests_test_sampler_SOURCES = tests/test_sampler.c tests/check.h \
 	tests/counting_alloc.h tests/sampler_util.h
-tests_test_sampler_CPPFLAGS = $(AM_CPPFLAGS) \
-	-DMEMZ_FIXTURES='"$(abs_top_srcdir)/tests/fixtures"'
+tests_test_sampler_CPPFLAGS = $(CORE_FIXTURES_CPPFLAGS)
 tests_test_sampler_LDADD = libmemz.la
 tests_test_sampler_live_SOURCES = tests/test_sampler_live.c tests/check.h \
 	tests/sampler_util.h
@@ -39,8 +52,7 @@ tests_test_sampler_live_LDADD = libmemz.la
 UNIT_TESTS += tests/test_json
 check_PROGRAMS += tests/test_json
 tests_test_json_SOURCES = tests/test_json.c tests/check.h
-tests_test_json_CPPFLAGS = $(AM_CPPFLAGS) $(YAJL_CFLAGS) \
-	-DMEMZ_FIXTURES='"$(abs_top_srcdir)/tests/fixtures"'
+tests_test_json_CPPFLAGS = $(CORE_FIXTURES_CPPFLAGS) $(YAJL_CFLAGS)
 tests_test_json_LDADD = libmemz.la $(YAJL_LIBS)
 
 UNIT_TESTS += tests/test_report
@@ -51,11 +63,54 @@ tests_test_report_LDADD = libmemz.la
 UNIT_TESTS += tests/test_pidfiles
 check_PROGRAMS += tests/test_pidfiles
 tests_test_pidfiles_SOURCES = tests/test_pidfiles.c tests/check.h tests/counting_alloc.h
-tests_test_pidfiles_CPPFLAGS = $(AM_CPPFLAGS) \
-	-DMEMZ_FIXTURES='"$(abs_top_srcdir)/tests/fixtures"'
+tests_test_pidfiles_CPPFLAGS = $(CORE_FIXTURES_CPPFLAGS)
 tests_test_pidfiles_LDADD = libmemz.la
 
 UNIT_TESTS += tests/test_breakdown
 check_PROGRAMS += tests/test_breakdown
 tests_test_breakdown_SOURCES = tests/test_breakdown.c tests/check.h
 tests_test_breakdown_LDADD = libmemz.la
+
+UNIT_TESTS += tests/test_readbuf tests/test_sysinfo tests/test_procfs \
+	tests/test_procfs_fixtures tests/test_pidwatch
+check_PROGRAMS += tests/test_readbuf tests/test_sysinfo tests/test_procfs \
+	tests/test_procfs_fixtures tests/test_pidwatch
+tests_test_readbuf_SOURCES = tests/test_readbuf.c tests/check.h
+tests_test_readbuf_CPPFLAGS = $(CORE_FIXTURES_CPPFLAGS)
+tests_test_readbuf_LDADD = libmemz.la
+tests_test_sysinfo_SOURCES = tests/test_sysinfo.c tests/check.h
+tests_test_sysinfo_CPPFLAGS = $(CORE_FIXTURES_CPPFLAGS)
+tests_test_sysinfo_LDADD = libmemz.la
+tests_test_procfs_SOURCES = tests/test_procfs.c tests/check.h
+tests_test_procfs_CPPFLAGS = $(CORE_FIXTURES_CPPFLAGS)
+tests_test_procfs_LDADD = libmemz.la
+tests_test_procfs_fixtures_SOURCES = tests/test_procfs_fixtures.c tests/check.h
+tests_test_procfs_fixtures_CPPFLAGS = $(CORE_FIXTURES_CPPFLAGS)
+tests_test_procfs_fixtures_LDADD = libmemz.la
+tests_test_pidwatch_SOURCES = tests/test_pidwatch.c tests/check.h
+tests_test_pidwatch_LDADD = libmemz.la
+
+UNIT_TESTS += tests/test_smapscat
+check_PROGRAMS += tests/test_smapscat
+tests_test_smapscat_SOURCES = tests/test_smapscat.c tests/check.h
+tests_test_smapscat_LDADD = libmemz.la
+
+UNIT_TESTS += tests/test_detector tests/test_pace tests/test_trace
+check_PROGRAMS += tests/test_detector tests/test_pace tests/test_trace
+tests_test_detector_SOURCES = tests/test_detector.c tests/check.h
+tests_test_detector_LDADD = libmemz.la
+tests_test_pace_SOURCES = tests/test_pace.c tests/check.h
+tests_test_pace_LDADD = libmemz.la
+tests_test_trace_SOURCES = tests/test_trace.c tests/check.h
+tests_test_trace_LDADD = libmemz.la
+
+UNIT_TESTS += tests/test_budget
+check_PROGRAMS += tests/test_budget
+tests_test_budget_SOURCES = tests/test_budget.c tests/check.h
+tests_test_budget_LDADD = libmemz.la
+
+UNIT_TESTS += tests/test_budget_live
+check_PROGRAMS += tests/test_budget_live
+tests_test_budget_live_SOURCES = tests/test_budget_live.c tests/check.h
+tests_test_budget_live_CPPFLAGS = $(CORE_FIXTURES_CPPFLAGS)
+tests_test_budget_live_LDADD = libmemz.la

@@ -1,3 +1,5 @@
+# tests/: what tests more than one folder, and the tools beside the tests.
+
 # tests that span folders: every host's formatter over one report
 UNIT_TESTS += tests/test_hosts_agree
 check_PROGRAMS += tests/test_hosts_agree
@@ -8,3 +10,60 @@ tests_test_hosts_agree_SOURCES = tests/test_hosts_agree.c tests/check.h \
 tests_test_hosts_agree_CPPFLAGS = $(AM_CPPFLAGS) $(YAJL_CFLAGS) \
 	-I$(top_srcdir)/plugins/collectd -I$(top_srcdir)/tests
 tests_test_hosts_agree_LDADD = libmemz.la $(YAJL_LIBS)
+
+# The leaking helper: every host's integration tests measure against it, so
+# it is built whether or not the collectd plugin is.
+check_PROGRAMS += tests/leaker
+tests_leaker_SOURCES = tests/leaker.c
+
+# the README checked against the settings table, and the quick start
+
+noinst_PROGRAMS += tests/gen_docs
+tests_gen_docs_SOURCES = tests/gen_docs.c
+tests_gen_docs_LDADD = libmemz.la
+
+UNIT_TESTS += tests/test_docs.sh
+EXTRA_DIST += tests/test_docs.sh README.md
+
+# Rewrite the README's settings table from the core's table.
+update-docs: tests/gen_docs$(EXEEXT)
+	./tests/gen_docs markdown > settings.md.tmp
+	awk 'BEGIN { skip = 0 } \
+	  /<!-- settings:begin -->/ { print; while ((getline l < "settings.md.tmp") > 0) print l; skip = 1; next } \
+	  /<!-- settings:end -->/ { skip = 0 } \
+	  !skip { print }' $(srcdir)/README.md > README.md.tmp
+	mv README.md.tmp $(srcdir)/README.md
+	rm -f settings.md.tmp
+
+.PHONY: update-docs
+
+INTEGRATION_TESTS += tests/it_quickstart.sh
+EXTRA_DIST += tests/it_quickstart.sh scripts/quickstart.sh scripts/install-deps.sh scripts/test-all.sh
+
+# dashboard: the netdata dashboard seen in a real (headless) browser.
+# tests/it_dashboard.sh is the test (the rendered page must show the memz
+# section and the raised alarm) and, with --screenshot, makes
+# docs/dashboard.png, the picture in the README. It skips itself (77) without
+# chromium or netdata, and in sanitizer builds.
+INTEGRATION_TESTS += tests/it_dashboard.sh
+EXTRA_DIST += tests/it_dashboard.sh docs/dashboard.png
+
+# benchmarks: `make bench` prints figures; nothing here is a test
+noinst_PROGRAMS += tests/bench_sampler tests/bench/procs tests/bench/reader
+tests_bench_sampler_SOURCES = tests/bench_sampler.c tests/bench/naive.h
+tests_bench_sampler_LDADD = libmemz.la
+tests_bench_procs_SOURCES = tests/bench/procs.c
+tests_bench_reader_SOURCES = tests/bench/reader.c tests/bench/naive.h
+tests_bench_reader_LDADD = libmemz.la
+dist_noinst_SCRIPTS += scripts/bench.sh
+
+bench: tests/bench_sampler$(EXEEXT) tests/bench/procs$(EXEEXT) \
+	  tests/bench/reader$(EXEEXT) all
+	ulimit -n 65536 2>/dev/null || ulimit -n 8192; \
+	  top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' \
+	  $(SHELL) $(top_srcdir)/scripts/bench.sh
+
+# valgrind --tool=callgrind tests/bench_detector: instructions per sample
+noinst_PROGRAMS += tests/bench_detector
+tests_bench_detector_SOURCES = tests/bench_detector.c
+tests_bench_detector_LDADD = libmemz.la
