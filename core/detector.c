@@ -1,8 +1,8 @@
 /*
  * detector.c - leak verdicts from one PSS series.
  *
- * The design.md baseline (slope, R², drawdown over a short raw window) flags
- * steps, thread pools, warm-ups and the ramps of a saw-tooth, and misses slow
+ * The naive rules (a slope, R², drawdown over a short raw window) flag
+ * steps, thread pools, warm-ups and the ramps of a saw-tooth, and miss slow
  * leaks. Two assessments run instead, and the verdict is their OR:
  *
  * Short horizon (the last MEMZ_DET_RING samples) starts a verdict when

@@ -1,5 +1,5 @@
 /*
- * trace.h - the trace format of ../shared/trace-format.md (version 1): CSV
+ * trace.h - the trace format of docs/trace-format.md (version 1): CSV
  * as in RFC 4180, '#' comment lines, the header
  *   t,pid,start,name,pss_kb,rss_kb,anon_kb,swap_kb
  * and one row per process per cycle.

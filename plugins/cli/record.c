@@ -1,5 +1,5 @@
 /*
- * memz record: the live system as a trace (trace-format.md), one row per
+ * memz record: the live system as a trace (docs/trace-format.md), one row per
  * sampled process per cycle, through the same sampler the plugins use.
  */
 #define _POSIX_C_SOURCE 200809L

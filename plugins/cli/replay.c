@@ -1,6 +1,6 @@
 /*
  * memz replay: a trace through the very process table and detector the
- * plugins run; each leak/clear event as one JSON line (trace-format.md).
+ * plugins run; each leak/clear event as one JSON line (docs/trace-format.md).
  * Numbers are formatted here, not by yajl's %g, so the same trace and
  * settings give the same bytes on every machine.
  */

@@ -1,7 +1,7 @@
 /*
  * ndcheck.h - a strict checker of the netdata external plugin protocol, as
- * netdata 1.37 parses it (../shared/hosts.md): words split on spaces, tabs
- * and '='; single or double quotes group; at most 20 words.
+ * netdata 1.37 parses it (docs/design.md, "netdata's model"): words split
+ * on spaces, tabs and '='; single or double quotes group; at most 20 words.
  *
  * Stricter than netdata on purpose: every line must be a keyword memz may
  * send, with exactly the fields memz sends; ids must be identifier-safe and
