@@ -22,18 +22,18 @@ static int64_t anon_of(const struct memz_statm_pages *m, uint64_t page_size)
 
 bool mz_statm_changed(const struct memz_proc *p)
 {
-	return p->statm_last.resident != p->statm_at_exact.resident ||
-	       p->statm_last.shared != p->statm_at_exact.shared ||
-	       p->statm_last.data != p->statm_at_exact.data;
+	return mz_pe(p)->statm_last.resident != mz_pe(p)->statm_at_exact.resident ||
+	       mz_pe(p)->statm_last.shared != mz_pe(p)->statm_at_exact.shared ||
+	       mz_pe(p)->statm_last.data != mz_pe(p)->statm_at_exact.data;
 }
 
 /* Before the first read, guess the cost from the resident size: the kernel
  * walks page tables at roughly 12 ms per GiB. */
 double mz_est_cost(const struct memz_proc *p, uint64_t page_size)
 {
-	if (p->cost_s > 0)
-		return p->cost_s;
-	return 20e-6 + (double)p->statm_last.resident * (double)page_size *
+	if (mz_pe(p)->cost_s > 0)
+		return mz_pe(p)->cost_s;
+	return 20e-6 + (double)mz_pe(p)->statm_last.resident * (double)page_size *
 			       (12e-3 / 1073741824.0);
 }
 
@@ -60,12 +60,12 @@ static int read_exact(struct memz_sampler *s, struct memz_proc *p,
 		return read_smaps_sum(s, p, r);
 	/* kept by processes read on consecutive cycles; the statm fds come
 	 * first, so the rollup fds stay within three quarters of the budget */
-	if (p->rollup_fd < 0 && p->has_exact && p->cycles_since_exact <= 1)
-		p->rollup_fd = memz_pidfiles_keep(
+	if (mz_pe(p)->rollup_fd < 0 && mz_pe(p)->has_exact && mz_pe(p)->cycles_since_exact <= 1)
+		mz_pe(p)->rollup_fd = memz_pidfiles_keep(
 			&s->files, p->pid, "smaps_rollup",
 			s->files.fd_budget - s->files.fd_budget / 4);
-	if (p->rollup_fd >= 0) {
-		rc = memz_pidfiles_pread(&s->files, p->rollup_fd, &len);
+	if (mz_pe(p)->rollup_fd >= 0) {
+		rc = memz_pidfiles_pread(&s->files, mz_pe(p)->rollup_fd, &len);
 	} else {
 		rc = memz_pidfiles_read(&s->files, p->pid, "smaps_rollup", &len);
 		if (rc == -ENOENT) {
@@ -101,14 +101,14 @@ static uint64_t from_kib(uint32_t kib)
 /* Anonymous growth since the last exact read, as statm sees it. */
 static int64_t anon_delta(const struct memz_proc *p, uint64_t page_size)
 {
-	return anon_of(&p->statm_last, page_size) -
-	       anon_of(&p->statm_at_exact, page_size);
+	return anon_of(&mz_pe(p)->statm_last, page_size) -
+	       anon_of(&mz_pe(p)->statm_at_exact, page_size);
 }
 
 /* PSS as estimated from the last exact read and statm since. */
 static uint64_t estimated_pss(const struct memz_proc *p, uint64_t page_size)
 {
-	return add_clamped(from_kib(p->exact.pss), anon_delta(p, page_size));
+	return add_clamped(from_kib(mz_pe(p)->exact.pss), anon_delta(p, page_size));
 }
 
 /* A process's series between two exact reads follows statm; what statm
@@ -120,7 +120,7 @@ static uint64_t estimated_pss(const struct memz_proc *p, uint64_t page_size)
 static void rebase_on_exact(struct memz_proc *p, const struct memz_rollup *r,
 			    uint64_t page_size)
 {
-	if (p->has_exact && p->cycles_since_exact > 0)
+	if (mz_pe(p)->has_exact && mz_pe(p)->cycles_since_exact > 0)
 		memz_detector_rebase(&p->det,
 				     (double)r->pss -
 					     (double)estimated_pss(p, page_size));
@@ -135,30 +135,30 @@ static int exact_read(struct memz_sampler *s, struct memz_proc *p,
 	size_t len;
 	/* statm unchanged since the last exact read: resident did not move,
 	 * so neither did VmHWM nor VmSwap (swapping out lowers resident) */
-	bool moved = !p->has_exact || mz_statm_changed(p);
+	bool moved = !mz_pe(p)->has_exact || mz_statm_changed(p);
 	int rc = read_exact(s, p, &r);
 
 	*cost = thread_cpu() - c0;
 	s->st->rollup_cpu_s += *cost;
 	if (rc == -EACCES || rc == -EPERM) {
-		p->no_access = true;
+		mz_pe(p)->no_access = true;
 		return rc;
 	}
 	if (rc)
 		return rc;
 	s->st->rollup_reads++;
-	p->cost_s = (float)(p->cost_s > 0 ? 0.7 * p->cost_s + 0.3 * *cost : *cost);
+	mz_pe(p)->cost_s = (float)(mz_pe(p)->cost_s > 0 ? 0.7 * mz_pe(p)->cost_s + 0.3 * *cost : *cost);
 	rebase_on_exact(p, &r, s->page_size);
 	p->mem = r;
-	p->exact.rss = kib32(r.rss);
-	p->exact.pss = kib32(r.pss);
-	p->exact.pss_anon = kib32(r.pss_anon);
-	p->exact.anonymous = kib32(r.anonymous);
-	p->exact.private_dirty = kib32(r.private_dirty);
-	p->statm_at_exact = p->statm_last;
-	p->exact_t = s->now;
-	p->has_exact = true;
-	p->cycles_since_exact = 0;
+	mz_pe(p)->exact.rss = kib32(r.rss);
+	mz_pe(p)->exact.pss = kib32(r.pss);
+	mz_pe(p)->exact.pss_anon = kib32(r.pss_anon);
+	mz_pe(p)->exact.anonymous = kib32(r.anonymous);
+	mz_pe(p)->exact.private_dirty = kib32(r.private_dirty);
+	mz_pe(p)->statm_at_exact = mz_pe(p)->statm_last;
+	mz_pe(p)->exact_t = s->now;
+	mz_pe(p)->has_exact = true;
+	mz_pe(p)->cycles_since_exact = 0;
 	if (moved && !memz_pidfiles_read(&s->files, p->pid, "status", &len) &&
 	    !memz_parse_status(s->files.buf, len, &st)) {
 		p->vm_hwm = st.vm_hwm;
@@ -177,16 +177,16 @@ static int read_cand(void *ctx, struct memz_budget_cand *c, double *cost)
 void mz_estimate(struct memz_proc *p, double now, uint64_t page_size)
 {
 	int64_t d_anon = anon_delta(p, page_size);
-	int64_t d_rss = ((int64_t)p->statm_last.resident -
-			 (int64_t)p->statm_at_exact.resident) *
+	int64_t d_rss = ((int64_t)mz_pe(p)->statm_last.resident -
+			 (int64_t)mz_pe(p)->statm_at_exact.resident) *
 			(int64_t)page_size;
 
-	p->mem.pss = add_clamped(from_kib(p->exact.pss), d_anon);
-	p->mem.pss_anon = add_clamped(from_kib(p->exact.pss_anon), d_anon);
-	p->mem.anonymous = add_clamped(from_kib(p->exact.anonymous), d_anon);
-	p->mem.private_dirty = add_clamped(from_kib(p->exact.private_dirty), d_anon);
-	p->mem.rss = add_clamped(from_kib(p->exact.rss), d_rss);
-	p->pss_age = now - p->exact_t;
+	p->mem.pss = add_clamped(from_kib(mz_pe(p)->exact.pss), d_anon);
+	p->mem.pss_anon = add_clamped(from_kib(mz_pe(p)->exact.pss_anon), d_anon);
+	p->mem.anonymous = add_clamped(from_kib(mz_pe(p)->exact.anonymous), d_anon);
+	p->mem.private_dirty = add_clamped(from_kib(mz_pe(p)->exact.private_dirty), d_anon);
+	p->mem.rss = add_clamped(from_kib(mz_pe(p)->exact.rss), d_rss);
+	p->pss_age = now - mz_pe(p)->exact_t;
 }
 
 void mz_schedule_exact(struct memz_sampler *s, size_t n)

@@ -50,8 +50,8 @@ static void on_retire(struct memz_proc *p, void *ctx)
 {
 	struct memz_sampler *s = ctx;
 
-	memz_pidfiles_close(&s->files, &p->statm_fd);
-	memz_pidfiles_close(&s->files, &p->rollup_fd);
+	memz_pidfiles_close(&s->files, &mz_pe(p)->statm_fd);
+	memz_pidfiles_close(&s->files, &mz_pe(p)->rollup_fd);
 }
 
 int memz_sampler_new(struct memz_sampler **out, const struct memz_settings *set,
@@ -147,8 +147,8 @@ static int read_statm(struct memz_sampler *s, struct memz_proc *p,
 	size_t len;
 	int rc;
 
-	if (p->statm_fd >= 0)
-		rc = memz_pidfiles_pread(&s->files, p->statm_fd, &len);
+	if (mz_pe(p)->statm_fd >= 0)
+		rc = memz_pidfiles_pread(&s->files, mz_pe(p)->statm_fd, &len);
 	else
 		rc = memz_pidfiles_read(&s->files, p->pid, "statm", &len);
 	if (rc)
@@ -169,17 +169,17 @@ static int probe_statm(struct memz_sampler *s, struct memz_proc *p)
 
 	if (rc)
 		return rc;
-	if (pages32(sm.resident) == p->statm_last.resident &&
-	    pages32(sm.shared) == p->statm_last.shared &&
-	    pages32(sm.data) == p->statm_last.data) {
-		if (p->quiet_probes < 2 * QUIET_PROBES)
-			p->quiet_probes++;
+	if (pages32(sm.resident) == mz_pe(p)->statm_last.resident &&
+	    pages32(sm.shared) == mz_pe(p)->statm_last.shared &&
+	    pages32(sm.data) == mz_pe(p)->statm_last.data) {
+		if (mz_pe(p)->quiet_probes < 2 * QUIET_PROBES)
+			mz_pe(p)->quiet_probes++;
 		return 0;
 	}
-	p->quiet_probes = 0;
-	p->statm_last.resident = pages32(sm.resident);
-	p->statm_last.shared = pages32(sm.shared);
-	p->statm_last.data = pages32(sm.data);
+	mz_pe(p)->quiet_probes = 0;
+	mz_pe(p)->statm_last.resident = pages32(sm.resident);
+	mz_pe(p)->statm_last.shared = pages32(sm.shared);
+	mz_pe(p)->statm_last.data = pages32(sm.data);
 	return 0;
 }
 
@@ -254,8 +254,8 @@ static bool out_of_fds(int rc)
 
 static bool rests(const struct memz_proc *p, unsigned cycle)
 {
-	unsigned every = p->quiet_probes >= 2 * QUIET_PROBES ? 4 :
-			 p->quiet_probes >= QUIET_PROBES     ? 2 : 1;
+	unsigned every = mz_pe(p)->quiet_probes >= 2 * QUIET_PROBES ? 4 :
+			 mz_pe(p)->quiet_probes >= QUIET_PROBES     ? 2 : 1;
 
 	return ((unsigned)p->pid + cycle) % every != 0;
 }
@@ -278,7 +278,7 @@ static struct memz_proc *probe(struct memz_sampler *s, int pid)
 		memz_table_get(s->table, pid, p->start, &is_new);
 		return p;
 	}
-	if (p && p->statm_fd >= 0) {
+	if (p && mz_pe(p)->statm_fd >= 0) {
 		rc = probe_statm(s, p);
 		if (!rc) {
 			memz_table_get(s->table, pid, p->start, &is_new);
@@ -300,8 +300,8 @@ static struct memz_proc *probe(struct memz_sampler *s, int pid)
 	/* a kept fd only while under the budget, first come first served:
 	 * no process ever loses its fd to a newer one, and one that came
 	 * when none was left gets one once others have exited */
-	if (p->statm_fd < 0)
-		p->statm_fd = memz_pidfiles_keep(&s->files, pid, "statm",
+	if (mz_pe(p)->statm_fd < 0)
+		mz_pe(p)->statm_fd = memz_pidfiles_keep(&s->files, pid, "statm",
 						 s->files.fd_budget);
 	if (probe_statm(s, p))
 		return NULL;
@@ -320,7 +320,7 @@ static int visit(struct memz_sampler *s, int pid, double now, size_t *n)
 		s->st->kernel_threads++;
 		return 0;
 	}
-	if (p->no_access) {
+	if (mz_pe(p)->no_access) {
 		p->denied = true;
 		s->st->denied++;
 		return 0;
@@ -329,12 +329,12 @@ static int visit(struct memz_sampler *s, int pid, double now, size_t *n)
 		return -ENOMEM;
 	c = &s->cand[(*n)++];
 	c->ref = p;
-	c->need = memz_budget_need(p->has_exact, now - p->exact_t,
+	c->need = memz_budget_need(mz_pe(p)->has_exact, now - mz_pe(p)->exact_t,
 				   s->s.pss_max_age, mz_statm_changed(p),
-				   p->cycles_since_exact,
+				   mz_pe(p)->cycles_since_exact,
 				   (unsigned)s->s.pss_refresh_cycles);
 	c->cost = mz_est_cost(p, s->page_size);
-	c->age = p->has_exact ? now - p->exact_t : 0;
+	c->age = mz_pe(p)->has_exact ? now - mz_pe(p)->exact_t : 0;
 	c->key = p->pid;
 	return 0;
 }
@@ -387,18 +387,18 @@ static int sample_processes(struct memz_sampler *s, double now)
 	for (size_t i = 0; i < n; i++) {
 		struct memz_proc *p = s->cand[i].ref;
 
-		if (p->no_access) {
+		if (mz_pe(p)->no_access) {
 			p->denied = true;
 			s->st->denied++;
 			continue;
 		}
-		if (!p->has_exact)
+		if (!mz_pe(p)->has_exact)
 			continue;
-		if (p->exact_t != now)
-			p->cycles_since_exact++;
-		if (p->rollup_fd >= 0 &&
-		    p->cycles_since_exact >= ROLLUP_FD_IDLE_CYCLES)
-			memz_pidfiles_close(&s->files, &p->rollup_fd);
+		if (mz_pe(p)->exact_t != now)
+			mz_pe(p)->cycles_since_exact++;
+		if (mz_pe(p)->rollup_fd >= 0 &&
+		    mz_pe(p)->cycles_since_exact >= ROLLUP_FD_IDLE_CYCLES)
+			memz_pidfiles_close(&s->files, &mz_pe(p)->rollup_fd);
 		mz_estimate(p, now, s->page_size);
 		p->has_sample = true;
 		s->st->seen++;

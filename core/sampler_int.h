@@ -16,6 +16,7 @@
 #include "memz/pidfiles.h"
 #include "memz/pidwatch.h"
 #include "memz/sampler.h"
+#include "table_int.h"
 
 struct memz_sampler {
 	struct memz_settings s;

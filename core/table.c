@@ -6,6 +6,7 @@
 
 #include "memz/intern.h"
 #include "memz/table.h"
+#include "table_int.h"
 
 struct memz_table {
 	struct memz_settings s;
@@ -73,7 +74,7 @@ static void free_proc_list(struct memz_table *t, struct memz_proc *p)
 	struct memz_proc *next;
 
 	for (; p; p = next) {
-		next = p->lnext;
+		next = mz_pe(p)->lnext;
 		memz_realloc(t->a, p, 0);
 	}
 }
@@ -83,7 +84,7 @@ static void free_group_list(struct memz_table *t, struct memz_group *g)
 	struct memz_group *next;
 
 	for (; g; g = next) {
-		next = g->lnext;
+		next = mz_ge(g)->lnext;
 		memz_realloc(t->a, g, 0);
 	}
 }
@@ -95,7 +96,7 @@ void memz_table_free(struct memz_table **tp)
 	if (!t)
 		return;
 	if (t->on_retire)
-		for (struct memz_proc *p = t->live; p; p = p->lnext)
+		for (struct memz_proc *p = t->live; p; p = mz_pe(p)->lnext)
 			t->on_retire(p, t->retire_ctx);
 	free_proc_list(t, t->live);
 	free_proc_list(t, t->grave);
@@ -147,9 +148,9 @@ static void unlink_hash(struct memz_table *t, struct memz_proc *p)
 {
 	struct memz_proc **pp = &t->pbucket[pid_slot(t, p->pid)];
 
-	for (; *pp; pp = &(*pp)->hnext)
+	for (; *pp; pp = &mz_pe(*pp)->hnext)
 		if (*pp == p) {
-			*pp = p->hnext;
+			*pp = mz_pe(p)->hnext;
 			return;
 		}
 }
@@ -159,21 +160,21 @@ static void unlink_hash(struct memz_table *t, struct memz_proc *p)
  * in the grave until the next cycle. */
 static void retire(struct memz_table *t, struct memz_proc *p)
 {
-	if (p->prev_group)
-		p->prev_group->join_delta -= p->prev_pss;
-	p->prev_group = NULL;
-	if (p->announced) {
+	if (mz_pe(p)->prev_group)
+		mz_ge(mz_pe(p)->prev_group)->join_delta -= mz_pe(p)->prev_pss;
+	mz_pe(p)->prev_group = NULL;
+	if (mz_pe(p)->announced) {
 		struct memz_verdict v = p->det.verdict;
 		v.leak = false;
 		add_event(t, MEMZ_EVENT_CLEAR, false, p->pid, p->start, p->name,
 			  &v);
-		p->announced = false;
+		mz_pe(p)->announced = false;
 	}
 	if (t->on_retire)
 		t->on_retire(p, t->retire_ctx);
 	unlink_hash(t, p);
 	t->n_live--;
-	p->lnext = t->grave;
+	mz_pe(p)->lnext = t->grave;
 	t->grave = p;
 }
 
@@ -193,27 +194,27 @@ void memz_table_begin(struct memz_table *t, double now)
 	t->now = now;
 	t->n_events = 0;
 	for (p = t->grave; p; p = next) {
-		next = p->lnext;
+		next = mz_pe(p)->lnext;
 		bury_names(t, p);
-		p->lnext = t->free_procs;
+		mz_pe(p)->lnext = t->free_procs;
 		t->free_procs = p;
 	}
 	t->grave = NULL;
 	for (g = t->ggrave; g; g = gnext) {
-		gnext = g->lnext;
+		gnext = mz_ge(g)->lnext;
 		memz_intern_put(&t->names, g->name);
 		g->name = NULL;
-		g->lnext = t->gfree;
+		mz_ge(g)->lnext = t->gfree;
 		t->gfree = g;
 	}
 	t->ggrave = NULL;
-	for (p = t->live; p; p = p->lnext) {
-		p->seen = false;
+	for (p = t->live; p; p = mz_pe(p)->lnext) {
+		mz_pe(p)->seen = false;
 		p->has_sample = false;
 		p->denied = false;
 	}
-	for (g = t->glive; g; g = g->lnext)
-		g->join_delta = 0;
+	for (g = t->glive; g; g = mz_ge(g)->lnext)
+		mz_ge(g)->join_delta = 0;
 }
 
 struct memz_proc *memz_table_find(struct memz_table *t, int pid)
@@ -222,7 +223,7 @@ struct memz_proc *memz_table_find(struct memz_table *t, int pid)
 
 	if (!t->pcap)
 		return NULL;
-	for (p = t->pbucket[pid_slot(t, pid)]; p; p = p->hnext)
+	for (p = t->pbucket[pid_slot(t, pid)]; p; p = mz_pe(p)->hnext)
 		if (p->pid == pid)
 			return p;
 	return NULL;
@@ -241,8 +242,8 @@ static int grow_pids(struct memz_table *t)
 	for (size_t i = 0; i < old; i++) {
 		struct memz_proc *p = t->pbucket[i], *next;
 		for (; p; p = next) {
-			next = p->hnext;
-			p->hnext = b[pid_slot(t, p->pid)];
+			next = mz_pe(p)->hnext;
+			mz_pe(p)->hnext = b[pid_slot(t, p->pid)];
 			b[pid_slot(t, p->pid)] = p;
 		}
 	}
@@ -258,7 +259,7 @@ struct memz_proc *memz_table_get(struct memz_table *t, int pid,
 
 	*is_new = false;
 	if (p && p->start == start) {
-		p->seen = true;
+		mz_pe(p)->seen = true;
 		return p;
 	}
 	if (p) { /* the pid was reused: the old process is gone */
@@ -266,27 +267,27 @@ struct memz_proc *memz_table_get(struct memz_table *t, int pid,
 
 		/* rare enough that a walk of the list is fine */
 		while (*pp != p)
-			pp = &(*pp)->lnext;
-		*pp = p->lnext;
+			pp = &mz_pe(*pp)->lnext;
+		*pp = mz_pe(p)->lnext;
 		retire(t, p);
 	}
 	if (t->n_live + 1 > t->pcap && grow_pids(t))
 		return NULL;
 	p = t->free_procs;
 	if (p)
-		t->free_procs = p->lnext;
-	else if (!(p = memz_realloc(t->a, NULL, sizeof *p)))
+		t->free_procs = mz_pe(p)->lnext;
+	else if (!(p = memz_realloc(t->a, NULL, sizeof(struct mz_proc_entry))))
 		return NULL;
-	memset(p, 0, sizeof *p);
+	memset(p, 0, sizeof(struct mz_proc_entry));
 	p->pid = pid;
 	p->start = start;
-	p->seen = true;
-	p->first_seen = t->now;
-	p->statm_fd = p->rollup_fd = -1;
+	mz_pe(p)->seen = true;
+	mz_pe(p)->first_seen = t->now;
+	mz_pe(p)->statm_fd = mz_pe(p)->rollup_fd = -1;
 	memz_detector_init(&p->det);
-	p->hnext = t->pbucket[pid_slot(t, pid)];
+	mz_pe(p)->hnext = t->pbucket[pid_slot(t, pid)];
 	t->pbucket[pid_slot(t, pid)] = p;
-	p->lnext = t->live;
+	mz_pe(p)->lnext = t->live;
 	t->live = p;
 	t->n_live++;
 	*is_new = true;
@@ -333,7 +334,7 @@ struct memz_proc *memz_table_first(struct memz_table *t)
 
 struct memz_proc *memz_table_next(struct memz_proc *p)
 {
-	return p->lnext;
+	return mz_pe(p)->lnext;
 }
 
 /* ---- groups ---- */
@@ -349,9 +350,9 @@ static int grow_groups(struct memz_table *t)
 	for (size_t i = 0; i < old; i++) {
 		struct memz_group *g = t->gbucket[i], *next;
 		for (; g; g = next) {
-			next = g->hnext;
-			g->hnext = b[g->hash & (n - 1)];
-			b[g->hash & (n - 1)] = g;
+			next = mz_ge(g)->hnext;
+			mz_ge(g)->hnext = b[mz_ge(g)->hash & (n - 1)];
+			b[mz_ge(g)->hash & (n - 1)] = g;
 		}
 	}
 	memz_free(t->a, &t->gbucket);
@@ -367,30 +368,30 @@ static struct memz_group *group_get(struct memz_table *t, const char *key,
 	struct memz_group *g;
 
 	if (t->gcap)
-		for (g = t->gbucket[h & (t->gcap - 1)]; g; g = g->hnext)
-			if (g->hash == h && memz_intern_len(g->name) == len &&
+		for (g = t->gbucket[h & (t->gcap - 1)]; g; g = mz_ge(g)->hnext)
+			if (mz_ge(g)->hash == h && memz_intern_len(g->name) == len &&
 			    !memcmp(g->name, key, len))
 				return g;
 	if (t->n_groups + 1 > t->gcap && grow_groups(t))
 		return NULL;
 	g = t->gfree;
 	if (g)
-		t->gfree = g->lnext;
-	else if (!(g = memz_realloc(t->a, NULL, sizeof *g)))
+		t->gfree = mz_ge(g)->lnext;
+	else if (!(g = memz_realloc(t->a, NULL, sizeof(struct mz_group_entry))))
 		return NULL;
-	memset(g, 0, sizeof *g);
+	memset(g, 0, sizeof(struct mz_group_entry));
 	g->name = memz_intern_get(&t->names, key, len);
 	if (!g->name) {
-		g->lnext = t->gfree;
+		mz_ge(g)->lnext = t->gfree;
 		t->gfree = g;
 		return NULL;
 	}
-	g->hash = h;
-	g->fresh = true;
+	mz_ge(g)->hash = h;
+	mz_ge(g)->fresh = true;
 	memz_detector_init(&g->det);
-	g->hnext = t->gbucket[h & (t->gcap - 1)];
+	mz_ge(g)->hnext = t->gbucket[h & (t->gcap - 1)];
 	t->gbucket[h & (t->gcap - 1)] = g;
-	g->lnext = t->glive;
+	mz_ge(g)->lnext = t->glive;
 	t->glive = g;
 	t->n_groups++;
 	return g;
@@ -398,21 +399,21 @@ static struct memz_group *group_get(struct memz_table *t, const char *key,
 
 static void group_retire(struct memz_table *t, struct memz_group *g)
 {
-	struct memz_group **pp = &t->gbucket[g->hash & (t->gcap - 1)];
+	struct memz_group **pp = &t->gbucket[mz_ge(g)->hash & (t->gcap - 1)];
 
 	if (g->det.verdict.leak) {
 		struct memz_verdict v = g->det.verdict;
 		v.leak = false;
-		add_event(t, MEMZ_EVENT_CLEAR, true, g->solo_pid, g->solo_start,
+		add_event(t, MEMZ_EVENT_CLEAR, true, mz_ge(g)->solo_pid, mz_ge(g)->solo_start,
 			  g->name, &v);
 	}
-	for (; *pp; pp = &(*pp)->hnext)
+	for (; *pp; pp = &mz_ge(*pp)->hnext)
 		if (*pp == g) {
-			*pp = g->hnext;
+			*pp = mz_ge(g)->hnext;
 			break;
 		}
 	t->n_groups--;
-	g->lnext = t->ggrave;
+	mz_ge(g)->lnext = t->ggrave;
 	t->ggrave = g;
 }
 
@@ -467,11 +468,11 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 	struct memz_group *g, *next;
 	size_t n = 0;
 
-	for (g = t->glive; g; g = g->lnext) {
+	for (g = t->glive; g; g = mz_ge(g)->lnext) {
 		/* an emptied group keeps last cycle's solo member for its
 		 * clear event */
 		if (g->members != 1)
-			g->solo_pid = 0, g->solo_start = 0;
+			mz_ge(g)->solo_pid = 0, mz_ge(g)->solo_start = 0;
 		g->members = 0;
 		g->threads = 0;
 		g->pss = g->uss = g->rss = g->swap = g->anon = 0;
@@ -487,34 +488,34 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 			return -ENOMEM;
 		p->group = g;
 		g->members++;
-		g->solo_pid = g->members == 1 ? p->pid : 0;
-		g->solo_start = g->members == 1 ? p->start : 0;
+		mz_ge(g)->solo_pid = g->members == 1 ? p->pid : 0;
+		mz_ge(g)->solo_start = g->members == 1 ? p->start : 0;
 		g->threads += p->threads;
 		g->pss += p->mem.pss;
 		g->uss += memz_rollup_uss(&p->mem);
 		g->rss += p->mem.rss;
 		g->swap += p->mem.swap;
 		g->anon += p->mem.pss_anon;
-		if (p->prev_group != g) {
+		if (mz_pe(p)->prev_group != g) {
 			/* joined (or moved here): its PSS is not growth, nor,
 			 * for a while, is its start-up growth, unless it
 			 * founded the group (then the group is its series) */
-			g->join_delta += (double)p->mem.pss;
-			if (p->prev_group)
-				p->prev_group->join_delta -= p->prev_pss;
-			p->joined_t = g->fresh ? -1 : t->now;
-		} else if (p->joined_t >= 0 &&
-			   t->now - p->joined_t < t->s.leak_join_settle) {
-			g->join_delta += (double)p->mem.pss - p->prev_pss;
+			mz_ge(g)->join_delta += (double)p->mem.pss;
+			if (mz_pe(p)->prev_group)
+				mz_ge(mz_pe(p)->prev_group)->join_delta -= mz_pe(p)->prev_pss;
+			mz_pe(p)->joined_t = mz_ge(g)->fresh ? -1 : t->now;
+		} else if (mz_pe(p)->joined_t >= 0 &&
+			   t->now - mz_pe(p)->joined_t < t->s.leak_join_settle) {
+			mz_ge(g)->join_delta += (double)p->mem.pss - mz_pe(p)->prev_pss;
 		}
 	}
 	/* live but unsampled this cycle: they left their group */
-	for (struct memz_proc *p = t->live; p; p = p->lnext)
-		if (!p->has_sample && p->prev_group)
-			p->prev_group->join_delta -= p->prev_pss;
+	for (struct memz_proc *p = t->live; p; p = mz_pe(p)->lnext)
+		if (!p->has_sample && mz_pe(p)->prev_group)
+			mz_ge(mz_pe(p)->prev_group)->join_delta -= mz_pe(p)->prev_pss;
 
 	for (g = t->glive; g; g = next) {
-		next = g->lnext;
+		next = mz_ge(g)->lnext;
 		if (!g->members)
 			continue;
 		if (memz_grow(t->a, &t->groups, &t->cap_groups, n + 1,
@@ -526,23 +527,23 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 	for (struct memz_group **pp = &t->glive; *pp;) {
 		g = *pp;
 		if (g->members) {
-			pp = &g->lnext;
+			pp = &mz_ge(g)->lnext;
 			continue;
 		}
-		*pp = g->lnext;
+		*pp = mz_ge(g)->lnext;
 		group_retire(t, g);
 	}
 	qsort(t->groups, n, sizeof *t->groups, by_pss_desc);
-	for (g = t->glive; g; g = g->lnext)
-		g->fresh = false;
+	for (g = t->glive; g; g = mz_ge(g)->lnext)
+		mz_ge(g)->fresh = false;
 	for (size_t i = 0; i < n; i++) {
 		g = t->groups[i];
 		g->reported = i < (size_t)t->s.top_groups || selected(t, g->name);
-		memz_detector_rebase(&g->det, g->join_delta);
+		memz_detector_rebase(&g->det, mz_ge(g)->join_delta);
 		if (memz_detector_push(&g->det, &t->s, t->now, (double)g->pss))
 			add_event(t, g->det.verdict.leak ? MEMZ_EVENT_LEAK
 							 : MEMZ_EVENT_CLEAR,
-				  true, g->solo_pid, g->solo_start, g->name,
+				  true, mz_ge(g)->solo_pid, mz_ge(g)->solo_start, g->name,
 				  &g->det.verdict);
 		if (g->det.verdict.leak)
 			v->leak_suspects++;
@@ -601,13 +602,13 @@ static void announce(struct memz_table *t, struct memz_table_view *v)
 			    (t->s.group_by == MEMZ_GROUP_NONE || !p->group ||
 			     p->group->members > 1);
 
-		if (want != p->announced) {
+		if (want != mz_pe(p)->announced) {
 			struct memz_verdict vd = p->det.verdict;
 
 			vd.leak = want;
 			add_event(t, want ? MEMZ_EVENT_LEAK : MEMZ_EVENT_CLEAR,
 				  false, p->pid, p->start, p->name, &vd);
-			p->announced = want;
+			mz_pe(p)->announced = want;
 		}
 		if (want)
 			v->leak_suspects++;
@@ -625,18 +626,18 @@ int memz_table_end(struct memz_table *t, struct memz_table_view *v)
 	v->leak_suspects = 0;
 	for (pp = &t->live; *pp;) {
 		p = *pp;
-		if (p->seen) {
-			pp = &p->lnext;
+		if (mz_pe(p)->seen) {
+			pp = &mz_pe(p)->lnext;
 			continue;
 		}
-		*pp = p->lnext;
+		*pp = mz_pe(p)->lnext;
 		retire(t, p);
 		v->vanished++;
 	}
 	if (memz_grow(t->a, &t->procs, &t->cap_procs, t->n_live + 1,
 		      sizeof *t->procs))
 		return -ENOMEM;
-	for (p = t->live; p; p = p->lnext)
+	for (p = t->live; p; p = mz_pe(p)->lnext)
 		if (p->has_sample && !p->kernel_thread)
 			t->procs[n++] = p;
 	v->procs = t->procs;
@@ -654,9 +655,9 @@ int memz_table_end(struct memz_table *t, struct memz_table_view *v)
 	if (t->s.group_by != MEMZ_GROUP_NONE)
 		rc = sum_groups(t, v);
 	announce(t, v);
-	for (p = t->live; p; p = p->lnext) {
-		p->prev_group = p->has_sample ? p->group : NULL;
-		p->prev_pss = (double)p->mem.pss;
+	for (p = t->live; p; p = mz_pe(p)->lnext) {
+		mz_pe(p)->prev_group = p->has_sample ? p->group : NULL;
+		mz_pe(p)->prev_pss = (double)p->mem.pss;
 		if (!p->has_sample)
 			p->group = NULL;
 	}

@@ -13,7 +13,7 @@ libmemz_la_SOURCES += \
 	include/memz/detector.h core/detector.c \
 	include/memz/pace.h core/pace.c \
 	include/memz/budget.h core/budget.c \
-	include/memz/table.h core/table.c \
+	include/memz/table.h core/table.c core/table_int.h \
 	include/memz/breakdown.h core/breakdown.c \
 	include/memz/sampler.h core/sampler.c \
 	core/sampler_int.h core/exact.c \

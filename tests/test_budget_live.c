@@ -17,6 +17,7 @@
 #include "check.h"
 #include "memz/budget.h"
 #include "memz/sampler.h"
+#include "../core/table_int.h" /* what the sampler keeps per process */
 
 #define MiB (1024ull * 1024ull)
 
@@ -278,7 +279,7 @@ static void fds_exhausted(void)
 	p = find_proc(&snap, child);
 	CHECK(p != NULL);
 	if (p)
-		first = p->first_seen;
+		first = mz_pe(p)->first_seen;
 
 	CHECK_INT(getrlimit(RLIMIT_NOFILE, &rl), 0);
 	low = rl;
@@ -291,14 +292,14 @@ static void fds_exhausted(void)
 	p = find_proc(&snap, child);
 	CHECK(p != NULL);
 	if (p)
-		CHECK(p->first_seen == first);
+		CHECK(mz_pe(p)->first_seen == first);
 	while (n > 0)
 		close(fds[--n]);
 	setrlimit(RLIMIT_NOFILE, &rl);
 
 	CHECK_INT(memz_sampler_run(s, 3.0, &snap), 0);
 	p = find_proc(&snap, child);
-	CHECK(p != NULL && p->first_seen == first);
+	CHECK(p != NULL && mz_pe(p)->first_seen == first);
 	kill(child, SIGKILL);
 	waitpid(child, NULL, 0);
 	memz_snapshot_release(&snap);

@@ -15,6 +15,7 @@
 #include "counting_alloc.h"
 #include "memz/sampler.h"
 #include "sampler_util.h"
+#include "../core/table_int.h" /* what the sampler keeps per process */
 
 #define KiB 1024ull
 
@@ -158,7 +159,7 @@ static void fixture_pid_reuse(void)
 		CHECK_U64(p->start, 901234);
 		CHECK_STR(p->name, "cron");
 		CHECK_INT(p->ppid, 1);
-		CHECK_NEAR(p->first_seen, 2.0, 0); /* a fresh entry and history */
+		CHECK_NEAR(mz_pe(p)->first_seen, 2.0, 0); /* a fresh entry and history */
 	}
 	CHECK_INT(snap.stats.new_procs, 1);
 	memz_sampler_free(&s);
@@ -297,21 +298,21 @@ static void fixture_quiet_probes(void)
 	}
 	CHECK(reads_all > 0);
 	p = find_pid(&snap, 300);
-	CHECK(p && p->statm_last.resident == 544 && p->quiet_probes == 11);
+	CHECK(p && mz_pe(p)->statm_last.resident == 544 && mz_pe(p)->quiet_probes == 11);
 
 	/* cycle 13 is one pid 300 rests on (300 + 13 is odd) */
 	put_file(to, "proc/300/statm", "1888 800 288 289 0 520 0\n");
 	CHECK_INT(memz_sampler_run(s, 13, &snap), 0);
 	CHECK(!snap.stats.listed);
 	p = find_pid(&snap, 300);
-	CHECK(p && p->statm_last.resident == 544);
+	CHECK(p && mz_pe(p)->statm_last.resident == 544);
 	CHECK_INT(memz_sampler_run(s, 14, &snap), 0);
 	p = find_pid(&snap, 300);
-	CHECK(p && p->statm_last.resident == 800);
-	CHECK(p && p->quiet_probes == 0);
+	CHECK(p && mz_pe(p)->statm_last.resident == 800);
+	CHECK(p && mz_pe(p)->quiet_probes == 0);
 	CHECK_INT(memz_sampler_run(s, 15, &snap), 0); /* probed: it changed */
 	p = find_pid(&snap, 300);
-	CHECK(p && p->quiet_probes == 1);
+	CHECK(p && mz_pe(p)->quiet_probes == 1);
 	CHECK_INT(memz_sampler_run(s, 16, &snap), 0);
 	CHECK(snap.stats.listed); /* once in 16 cycles: everyone probed */
 	CHECK_INT(snap.stats.files_read, reads_all);
@@ -320,29 +321,29 @@ static void fixture_quiet_probes(void)
 	for (cycle = 17; cycle <= 200; cycle++)
 		CHECK_INT(memz_sampler_run(s, cycle, &snap), 0);
 	p = find_pid(&snap, 300);
-	CHECK(p && p->quiet_probes == 20);
+	CHECK(p && mz_pe(p)->quiet_probes == 20);
 	put_file(to, "proc/300/statm", "1888 900 288 289 0 520 0\n");
 	for (cycle = 201; cycle <= 203; cycle++) {
 		CHECK_INT(memz_sampler_run(s, cycle, &snap), 0);
 		p = find_pid(&snap, 300);
-		CHECK(p && p->statm_last.resident == 800);
+		CHECK(p && mz_pe(p)->statm_last.resident == 800);
 	}
 	CHECK_INT(memz_sampler_run(s, 204, &snap), 0);
 	CHECK(!snap.stats.listed);
 	p = find_pid(&snap, 300);
-	CHECK(p && p->statm_last.resident == 900);
+	CHECK(p && mz_pe(p)->statm_last.resident == 900);
 
 	/* a task exited (the count in loadavg went down, the last pid did
 	 * not move): no one rests, since the one that exited could be any of
 	 * them; pid 200 would rest on cycle 205 */
 	p = find_pid(&snap, 200);
-	CHECK(p && p->quiet_probes == 20 && p->statm_last.resident == 3392);
+	CHECK(p && mz_pe(p)->quiet_probes == 20 && mz_pe(p)->statm_last.resident == 3392);
 	put_file(to, "proc/200/statm", "999 555 1 1 0 1 0\n");
 	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/99 500\n");
 	CHECK_INT(memz_sampler_run(s, 205, &snap), 0);
 	CHECK(!snap.stats.listed);
 	p = find_pid(&snap, 200);
-	CHECK(p && p->statm_last.resident == 555);
+	CHECK(p && mz_pe(p)->statm_last.resident == 555);
 
 	memz_snapshot_release(&snap);
 	memz_sampler_free(&s);

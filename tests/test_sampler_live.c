@@ -17,6 +17,7 @@
 #include "check.h"
 #include "memz/sampler.h"
 #include "sampler_util.h"
+#include "../core/table_int.h" /* what the sampler keeps per process */
 
 static pid_t spawn_toucher(size_t bytes, int *ready_fd)
 {
@@ -75,7 +76,7 @@ static void live(void)
 		CHECK(p->pss_age == 0);
 		/* kept for the cheap probe, unless other processes already
 		 * hold every fd the budget allows (a bench running beside) */
-		CHECK(p->statm_fd >= 0 ||
+		CHECK(mz_pe(p)->statm_fd >= 0 ||
 		      snap.stats.open_fds >= snap.stats.fd_budget);
 	}
 	CHECK(snap.br.process_anon >= 64 * MiB);

@@ -3,6 +3,7 @@
 #include "check.h"
 #include "counting_alloc.h"
 #include "memz/table.h"
+#include "../core/table_int.h" /* what the sampler keeps per process */
 
 #define MiB (1024.0 * 1024.0)
 
@@ -46,7 +47,7 @@ static void identity(void)
 	memz_table_begin(t, 0);
 	a = memz_table_get(t, 100, 5000, &is_new);
 	CHECK(is_new);
-	CHECK_INT(a->statm_fd, -1);
+	CHECK_INT(mz_pe(a)->statm_fd, -1);
 	memz_table_set_name(t, a, "x", 1);
 	a->has_sample = true;
 	b = put(t, 101, 5001, "x", 100, 1 * MiB);

@@ -39,6 +39,9 @@
 
 struct memz_group;
 
+/* What hosts and the table's callers read of a process. The table keeps
+ * more beside it (core/table_int.h): what the sampler needs between cycles
+ * is nobody else's business. */
 struct memz_proc {
 	int pid;
 	unsigned long long start;
@@ -67,32 +70,6 @@ struct memz_proc {
 	struct memz_group *group;
 
 	struct memz_detector det;
-
-	/* private to the table and the sampler; 1000 processes keep these,
-	 * so they are kept small and ordered to leave no padding */
-	double first_seen;
-	double exact_t;
-	double joined_t; /* when it joined its group; -1: founded it */
-	double prev_pss;
-	struct memz_group *prev_group; /* group last cycle, for membership */
-	int statm_fd, rollup_fd;
-	/* statm in pages, only what change detection and the estimate use */
-	struct memz_statm_pages {
-		uint32_t resident, shared, data;
-	} statm_at_exact, statm_last;
-	/* the figures of the last exact read that the estimate moves, in KiB
-	 * (smaps counts in kB); the others stay in mem as that read left them */
-	struct memz_exact_base {
-		uint32_t rss, pss, pss_anon, anonymous, private_dirty;
-	} exact;
-	float cost_s;    /* CPU seconds of an exact read, smoothed */
-	unsigned cycles_since_exact;
-	unsigned quiet_probes; /* consecutive statm probes that saw no change */
-	bool seen;
-	bool has_exact;  /* an exact read happened at least once */
-	bool no_access;  /* smaps_rollup refused once: not retried */
-	bool announced;  /* a leak event went out for it, a clear has not */
-	struct memz_proc *hnext, *lnext;
 };
 
 struct memz_group {
@@ -102,15 +79,6 @@ struct memz_group {
 	uint64_t pss, uss, rss, swap, anon; /* anon = Pss_Anon */
 	bool reported; /* in TopGroups, or selected by Process/ProcessMatch */
 	struct memz_detector det;
-
-	/* private */
-	bool seen;
-	bool fresh;        /* created this cycle */
-	int solo_pid;      /* its only member's, or 0 */
-	unsigned long long solo_start;
-	double join_delta; /* PSS that joined minus PSS that left this cycle */
-	uint32_t hash;
-	struct memz_group *hnext, *lnext;
 };
 
 enum memz_event_kind { MEMZ_EVENT_LEAK, MEMZ_EVENT_CLEAR };

@@ -1,0 +1,70 @@
+/*
+ * table_int.h - what the table keeps about a process and a group beyond
+ * their public records (table.h), for itself, the sampler and the exact
+ * reads. Private to core/.
+ *
+ * Each entry is allocated as one of these, its public record first, so the
+ * table hands out &e->pub and gets the entry back with mz_pe() / mz_ge().
+ */
+#ifndef MEMZ_TABLE_INT_H
+#define MEMZ_TABLE_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "memz/table.h"
+
+/* statm in pages, only what change detection and the estimate use */
+struct memz_statm_pages {
+	uint32_t resident, shared, data;
+};
+
+/* the figures of the last exact read that the estimate moves, in KiB (smaps
+ * counts in kB); the others stay in mem as that read left them */
+struct memz_exact_base {
+	uint32_t rss, pss, pss_anon, anonymous, private_dirty;
+};
+
+/* 1000 processes keep these, so they are kept small and ordered to leave
+ * no padding. */
+struct mz_proc_entry {
+	struct memz_proc pub; /* first */
+	double first_seen;
+	double exact_t;
+	double joined_t; /* when it joined its group; -1: founded it */
+	double prev_pss;
+	struct memz_group *prev_group; /* group last cycle, for membership */
+	int statm_fd, rollup_fd;
+	struct memz_statm_pages statm_at_exact, statm_last;
+	struct memz_exact_base exact;
+	float cost_s;    /* CPU seconds of an exact read, smoothed */
+	unsigned cycles_since_exact;
+	unsigned quiet_probes; /* consecutive statm probes that saw no change */
+	bool seen;
+	bool has_exact;  /* an exact read happened at least once */
+	bool no_access;  /* smaps_rollup refused once: not retried */
+	bool announced;  /* a leak event went out for it, a clear has not */
+	struct memz_proc *hnext, *lnext;
+};
+
+struct mz_group_entry {
+	struct memz_group pub; /* first */
+	bool seen;
+	bool fresh;        /* created this cycle */
+	int solo_pid;      /* its only member's, or 0 */
+	unsigned long long solo_start;
+	double join_delta; /* PSS that joined minus PSS that left this cycle */
+	uint32_t hash;
+	struct memz_group *hnext, *lnext;
+};
+
+#define mz_pe(p)                                                              \
+	_Generic((p),                                                         \
+		const struct memz_proc *: (const struct mz_proc_entry *)(const void *)(p), \
+		struct memz_proc *: (struct mz_proc_entry *)(void *)(p))
+#define mz_ge(g)                                                              \
+	_Generic((g),                                                         \
+		const struct memz_group *: (const struct mz_group_entry *)(const void *)(g), \
+		struct memz_group *: (struct mz_group_entry *)(void *)(g))
+
+#endif
