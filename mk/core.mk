@@ -10,6 +10,7 @@ libmemz_la_SOURCES += \
 	include/memz/pidwatch.h core/pidwatch.c \
 	include/memz/pidfiles.h core/pidfiles.c \
 	include/memz/smapscat.h core/smapscat.c \
+	include/memz/inspect.h core/inspect.c \
 	include/memz/detector.h core/detector.c \
 	include/memz/pace.h core/pace.c \
 	include/memz/budget.h core/budget.c \
@@ -114,3 +115,9 @@ check_PROGRAMS += tests/test_budget_live
 tests_test_budget_live_SOURCES = tests/test_budget_live.c tests/check.h
 tests_test_budget_live_CPPFLAGS = $(CORE_FIXTURES_CPPFLAGS)
 tests_test_budget_live_LDADD = libmemz.la
+
+UNIT_TESTS += tests/test_inspect
+check_PROGRAMS += tests/test_inspect
+tests_test_inspect_SOURCES = tests/test_inspect.c tests/check.h tests/counting_alloc.h
+tests_test_inspect_CPPFLAGS = $(CORE_FIXTURES_CPPFLAGS)
+tests_test_inspect_LDADD = libmemz.la

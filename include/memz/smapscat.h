@@ -1,8 +1,9 @@
 /*
  * smapscat.h - one process's memory by mapping category, from full smaps.
  *
- * Shared by `memz inspect` and the netdata plugin's memz-inspect function,
- * so both name the same bytes the same way.
+ * Pure (text in, categories out). Shared by `memz inspect` and the netdata
+ * plugin's memz-inspect function through inspect.h, so both name the same
+ * bytes the same way.
  *
  * Every mapping lands in exactly one category: the first rule that matches,
  * in this order (the enum's order is the precedence):
@@ -126,49 +127,5 @@ struct memz_mapfilter {
 
 bool memz_mapfilter_match(const struct memz_mapfilter *f,
 			  const struct memz_mapping *m, enum memz_mapcat c);
-
-/*
- * Everything `inspect` shows about one live process, read from
- * <proc_root>/<pid>/: stat, status, oom_score_adj, smaps_rollup, exe and
- * full smaps (every mapping kept, classified). System uptime and boot time
- * come from <proc_root>/uptime and <proc_root>/stat.
- */
-struct memz_inspect_map {
-	struct memz_mapping m;
-	enum memz_mapcat cat;
-};
-
-struct memz_inspect {
-	int pid;
-	struct memz_pstat stat;
-	struct memz_pstatus status;
-	struct memz_rollup rollup;
-	bool has_rollup; /* smaps_rollup readable (kernels >= 4.14) */
-	int oom_score_adj;
-	char exe[512]; /* full exe path; "" when unreadable */
-	double uptime_s;   /* system uptime at the read */
-	long long boot_time; /* epoch seconds (btime); 0 if unknown */
-	long clk_tck;
-	struct memz_smapscat cats;
-	struct memz_inspect_map *maps;
-	size_t n_maps, cap_maps;
-	char *buf; /* smaps text, kept for reuse */
-	size_t buf_cap;
-};
-
-void memz_inspect_init(struct memz_inspect *ins);
-/*
- * Read pid. Returns 0; -ENOENT or -ESRCH when the process is gone; -EACCES
- * when its smaps is private; -EINVAL on malformed files; -ENOMEM.
- * *what names the file that failed ("smaps", "stat", ...).
- */
-int memz_inspect_read(struct memz_inspect *ins, const char *proc_root,
-		      int pid, const struct memz_allocator *a,
-		      const char **what);
-void memz_inspect_release(struct memz_inspect *ins,
-			  const struct memz_allocator *a);
-
-/* Seconds the process has been running (uptime minus its start). */
-double memz_inspect_age(const struct memz_inspect *ins);
 
 #endif

@@ -1,6 +1,6 @@
 /*
  * memz inspect PID: one process's memory by mapping category (the core's
- * taxonomy, memz/smapscat.h), its largest mappings, and what someone chasing
+ * taxonomy, memz/smapscat.h, read by memz/inspect.h), its largest mappings, and what someone chasing
  * a leak wants beside them: age, oom_score_adj, peak RSS against the largest
  * RSS seen, and the growth trend when the sampler watched it a while.
  */
@@ -20,7 +20,7 @@
 #include "cli.h"
 #include "memz/json.h"
 #include "memz/sampler.h"
-#include "memz/smapscat.h"
+#include "memz/inspect.h"
 
 enum map_sort { MSORT_RSS, MSORT_SIZE, MSORT_PSS, MSORT_ADDRESS };
 static const char *const msort_names[] = { "rss", "size", "pss", "address",

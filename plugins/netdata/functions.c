@@ -9,7 +9,7 @@
 #include "memz/json.h"
 #include "memz/procfs.h"
 #include "memz/sanitize.h"
-#include "memz/smapscat.h"
+#include "memz/inspect.h"
 #include "functions.h"
 
 #define MAX_WORDS 8

@@ -1,0 +1,152 @@
+#define _POSIX_C_SOURCE 200809L
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "memz/inspect.h"
+#include "memz/readbuf.h"
+
+void memz_inspect_init(struct memz_inspect *ins)
+{
+	memset(ins, 0, sizeof *ins);
+}
+
+void memz_inspect_release(struct memz_inspect *ins,
+			  const struct memz_allocator *a)
+{
+	memz_free(a, &ins->maps);
+	memz_free(a, &ins->buf);
+	ins->n_maps = ins->cap_maps = ins->buf_cap = 0;
+}
+
+struct keep {
+	struct memz_inspect *ins;
+	const struct memz_allocator *a;
+};
+
+static int keep_one(const struct memz_mapping *m, enum memz_mapcat c,
+		    void *ctx)
+{
+	struct keep *k = ctx;
+	struct memz_inspect *ins = k->ins;
+
+	if (memz_grow(k->a, &ins->maps, &ins->cap_maps, ins->n_maps + 1,
+		      sizeof *ins->maps))
+		return -ENOMEM;
+	ins->maps[ins->n_maps].m = *m;
+	ins->maps[ins->n_maps].cat = c;
+	ins->n_maps++;
+	memz_smapscat_add(&ins->cats, m, c);
+	return 0;
+}
+
+/* Small per-pid files go through one stack buffer. */
+static int read_small(int dirfd, const char *name, char *buf, size_t cap,
+		      size_t *len)
+{
+	return memz_read_file_at(dirfd, name, buf, cap, len);
+}
+
+static void read_system_times(int rootfd, struct memz_inspect *ins)
+{
+	char buf[8192];
+	size_t len;
+	const char *p;
+
+	if (!read_small(rootfd, "uptime", buf, sizeof buf, &len))
+		ins->uptime_s = strtod(buf, NULL);
+	/* /proc/stat can outgrow any fixed buffer on big machines; only btime
+	 * matters here and a truncated read simply leaves it unknown. */
+	if (!read_small(rootfd, "stat", buf, sizeof buf, &len) &&
+	    (p = strstr(buf, "\nbtime ")))
+		ins->boot_time = strtoll(p + 7, NULL, 10);
+}
+
+static int read_pid(struct memz_inspect *ins, int rootfd, int dirfd,
+		    const struct memz_allocator *a, const char **what)
+{
+	char buf[8192];
+	size_t len;
+	ssize_t n;
+	int rc;
+
+	*what = "stat";
+	rc = read_small(dirfd, "stat", buf, sizeof buf, &len);
+	if (rc || (rc = memz_parse_stat(buf, len, &ins->stat)))
+		return rc;
+	*what = "status";
+	rc = read_small(dirfd, "status", buf, sizeof buf, &len);
+	if (rc || (rc = memz_parse_status(buf, len, &ins->status)))
+		return rc;
+	*what = "oom_score_adj";
+	rc = read_small(dirfd, "oom_score_adj", buf, sizeof buf, &len);
+	if (rc || (rc = memz_parse_oom_score_adj(buf, len, &ins->oom_score_adj)))
+		return rc;
+	n = readlinkat(dirfd, "exe", ins->exe, sizeof ins->exe - 1);
+	ins->exe[n > 0 ? n : 0] = '\0';
+	*what = "smaps_rollup";
+	rc = read_small(dirfd, "smaps_rollup", buf, sizeof buf, &len);
+	if (!rc && !(rc = memz_parse_rollup(buf, len, &ins->rollup)))
+		ins->has_rollup = true;
+	else if (rc != -ENOENT)
+		return rc;
+	*what = "smaps";
+	rc = memz_read_file_grow(a, dirfd, "smaps", &ins->buf, &ins->buf_cap,
+				 &len);
+	if (rc)
+		return rc;
+	struct keep k = { ins, a };
+	rc = memz_smapscat_walk(ins->buf, len, ins->exe, keep_one, &k);
+	if (rc)
+		return rc;
+	read_system_times(rootfd, ins);
+	*what = NULL;
+	return 0;
+}
+
+int memz_inspect_read(struct memz_inspect *ins, const char *proc_root,
+		      int pid, const struct memz_allocator *a,
+		      const char **what)
+{
+	char name[24];
+	int rootfd, dirfd, rc;
+
+	ins->pid = pid;
+	ins->n_maps = 0;
+	ins->has_rollup = false;
+	ins->exe[0] = '\0';
+	ins->uptime_s = 0;
+	ins->boot_time = 0;
+	ins->clk_tck = sysconf(_SC_CLK_TCK);
+	memz_smapscat_init(&ins->cats);
+	*what = "proc root";
+	rootfd = open(proc_root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (rootfd < 0)
+		return -errno;
+	*what = "process";
+	snprintf(name, sizeof name, "%d", pid);
+	dirfd = openat(rootfd, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0) {
+		rc = -errno;
+		close(rootfd);
+		return rc;
+	}
+	rc = read_pid(ins, rootfd, dirfd, a, what);
+	close(dirfd);
+	close(rootfd);
+	return rc;
+}
+
+double memz_inspect_age(const struct memz_inspect *ins)
+{
+	double start;
+
+	if (ins->clk_tck <= 0 || ins->uptime_s <= 0)
+		return 0;
+	start = (double)ins->stat.start_time / (double)ins->clk_tck;
+	return ins->uptime_s > start ? ins->uptime_s - start : 0;
+}

@@ -1,0 +1,60 @@
+/*
+ * inspect.h - everything `memz inspect` and netdata's memz-inspect show
+ * about one live process: a second reader beside the sampler's, for one
+ * process on request, since full smaps is too costly to read every cycle.
+ *
+ * It reads <proc_root>/<pid>/: stat, status, oom_score_adj, smaps_rollup,
+ * exe and full smaps (every mapping kept, classified by smapscat.h). System
+ * uptime and boot time come from <proc_root>/uptime and <proc_root>/stat.
+ * The struct owns its buffers, which grow to the largest process read and
+ * are reused; memz_inspect_release() frees them.
+ */
+#ifndef MEMZ_INSPECT_H
+#define MEMZ_INSPECT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "memz/alloc.h"
+#include "memz/procfs.h"
+#include "memz/smapscat.h"
+
+struct memz_inspect_map {
+	struct memz_mapping m;
+	enum memz_mapcat cat;
+};
+
+struct memz_inspect {
+	int pid;
+	struct memz_pstat stat;
+	struct memz_pstatus status;
+	struct memz_rollup rollup;
+	bool has_rollup; /* smaps_rollup readable (kernels >= 4.14) */
+	int oom_score_adj;
+	char exe[512]; /* full exe path; "" when unreadable */
+	double uptime_s;   /* system uptime at the read */
+	long long boot_time; /* epoch seconds (btime); 0 if unknown */
+	long clk_tck;
+	struct memz_smapscat cats;
+	struct memz_inspect_map *maps;
+	size_t n_maps, cap_maps;
+	char *buf; /* smaps text, kept for reuse */
+	size_t buf_cap;
+};
+
+void memz_inspect_init(struct memz_inspect *ins);
+/*
+ * Read pid. Returns 0; -ENOENT or -ESRCH when the process is gone; -EACCES
+ * when its smaps is private; -EINVAL on malformed files; -ENOMEM.
+ * *what names the file that failed ("smaps", "stat", ...).
+ */
+int memz_inspect_read(struct memz_inspect *ins, const char *proc_root,
+		      int pid, const struct memz_allocator *a,
+		      const char **what);
+void memz_inspect_release(struct memz_inspect *ins,
+			  const struct memz_allocator *a);
+
+/* Seconds the process has been running (uptime minus its start). */
+double memz_inspect_age(const struct memz_inspect *ins);
+
+#endif
