@@ -1,8 +1,9 @@
 /*
  * memz inspect PID: one process's memory by mapping category (the core's
- * taxonomy, memz/smapscat.h, read by memz/inspect.h), its largest mappings, and what someone chasing
- * a leak wants beside them: age, oom_score_adj, peak RSS against the largest
- * RSS seen, and the growth trend when the sampler watched it a while.
+ * taxonomy, memz/smapscat.h, read by memz/inspect.h), its largest
+ * mappings, and what someone chasing a leak wants beside them: age,
+ * oom_score_adj, peak RSS against the largest RSS seen, and the growth
+ * trend when the sampler watched it a while.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* getopt_long */
