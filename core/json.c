@@ -113,7 +113,8 @@ static void series_keys(yajl_gen g, const struct memz_series_table *t,
 		if (se->flags & skip)
 			continue;
 		if (se->unit == MEMZ_UNIT_BYTES_PER_S ||
-		    se->unit == MEMZ_UNIT_PERCENT || se->unit == MEMZ_UNIT_SECONDS)
+		    se->unit == MEMZ_UNIT_PERCENT || se->unit == MEMZ_UNIT_SECONDS ||
+		    se->unit == MEMZ_UNIT_SCORE)
 			memz_json_kv_double(g, se->name, v);
 		else
 			memz_json_kv_int(g, se->name, (long long)v);
@@ -159,10 +160,7 @@ static void psi_line(yajl_gen g, const char *k, const struct memz_psi_line *l)
 {
 	memz_json_str(g, k);
 	yajl_gen_map_open(g);
-	memz_json_kv_double(g, "avg10", l->avg10);
-	memz_json_kv_double(g, "avg60", l->avg60);
-	memz_json_kv_double(g, "avg300", l->avg300);
-	memz_json_kv_u64(g, "total", l->total);
+	series_keys(g, &memz_series_psi, l, 0);
 	yajl_gen_map_close(g);
 }
 

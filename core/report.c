@@ -58,6 +58,25 @@ static const struct memz_series kernel[] = {
 	{ "percpu", "per-CPU", MEMZ_UNIT_BYTES, 0, NULL, NULL, br_percpu },
 };
 
+#define PSI(field)                                                         \
+	static double psi_##field(const void *o)                           \
+	{                                                                  \
+		return (double)((const struct memz_psi_line *)o)->field;   \
+	}
+PSI(avg10)
+PSI(avg60)
+PSI(avg300)
+PSI(total)
+
+static const struct memz_series psi[] = {
+	{ "avg10", "10 s average", MEMZ_UNIT_PERCENT, 0, NULL, NULL, psi_avg10 },
+	{ "avg60", "1 min average", MEMZ_UNIT_PERCENT, 0, NULL, NULL, psi_avg60 },
+	{ "avg300", "5 min average", MEMZ_UNIT_PERCENT, 0, NULL, NULL,
+	  psi_avg300 },
+	{ "total", "stalled since boot", MEMZ_UNIT_USEC, MEMZ_SERIES_DETAIL, NULL,
+	  NULL, psi_total },
+};
+
 #define NODE(field)                                                        \
 	static double node_##field(const void *o)                          \
 	{                                                                  \
@@ -106,7 +125,7 @@ static const struct memz_series group[] = {
 	{ "anon", "anonymous PSS", MEMZ_UNIT_BYTES, 0, NULL, NULL, gr_anon },
 	{ "growth_rate", "growth", MEMZ_UNIT_BYTES_PER_S, MEMZ_SERIES_VERDICT,
 	  "group_growth", "PSS growth rate per process group", gr_growth },
-	{ "leak_confidence", "leak confidence", MEMZ_UNIT_PERCENT,
+	{ "leak_confidence", "leak confidence", MEMZ_UNIT_SCORE,
 	  MEMZ_SERIES_VERDICT, NULL, NULL, gr_confidence },
 	{ "leak", "leak suspect", MEMZ_UNIT_FLAG,
 	  MEMZ_SERIES_VERDICT, "leaks",
@@ -134,6 +153,7 @@ static const struct memz_series counts[] = {
 #define TABLE(t) { t, sizeof t / sizeof t[0] }
 const struct memz_series_table memz_series_breakdown = TABLE(breakdown);
 const struct memz_series_table memz_series_kernel = TABLE(kernel);
+const struct memz_series_table memz_series_psi = TABLE(psi);
 const struct memz_series_table memz_series_node = TABLE(node);
 const struct memz_series_table memz_series_group = TABLE(group);
 const struct memz_series_table memz_series_counts = TABLE(counts);

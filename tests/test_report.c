@@ -65,6 +65,12 @@ static void test_tables(void)
 	CHECK_STR(memz_series_kernel.s[0].name, "kernel_residual");
 	CHECK(memz_series_value(&memz_series_kernel.s[3], &b) == 11);
 
+	struct memz_psi_line pl = { 1.5, 2.5, 3.5, 77 };
+	CHECK_INT(memz_series_psi.n, 4);
+	CHECK(memz_series_value(series(&memz_series_psi, "avg10"), &pl) == 1.5);
+	CHECK(memz_series_value(series(&memz_series_psi, "avg300"), &pl) == 3.5);
+	CHECK(memz_series_value(series(&memz_series_psi, "total"), &pl) == 77);
+	CHECK(series(&memz_series_psi, "total")->flags & MEMZ_SERIES_DETAIL);
 	CHECK(memz_series_value(series(&memz_series_node, "used"), &nd) == 5);
 	CHECK(memz_series_value(series(&memz_series_node, "free"), &nd) == 4);
 	CHECK(series(&memz_series_node, "total")->flags & MEMZ_SERIES_DETAIL);
@@ -97,12 +103,13 @@ static void test_tables(void)
 
 	/* every series name is an id already */
 	const struct memz_series_table *all[] = {
-		&memz_series_breakdown, &memz_series_kernel, &memz_series_node,
+		&memz_series_breakdown, &memz_series_kernel, &memz_series_psi,
+		&memz_series_node,
 		&memz_series_group, &memz_series_counts };
 	for (size_t t = 0; t < sizeof all / sizeof *all; t++)
 		for (size_t i = 0; i < all[t]->n; i++) {
 			const char *n = all[t]->s[i].name;
-			CHECK(*n && strspn(n, "abcdefghijklmnopqrstuvwxyz_") ==
+			CHECK(*n && strspn(n, "abcdefghijklmnopqrstuvwxyz_0123456789") ==
 					    strlen(n));
 			CHECK(all[t]->s[i].label && *all[t]->s[i].label);
 		}

@@ -66,7 +66,9 @@
 enum memz_unit {
 	MEMZ_UNIT_BYTES,
 	MEMZ_UNIT_BYTES_PER_S, /* may be negative */
-	MEMZ_UNIT_PERCENT,     /* 0..100 */
+	MEMZ_UNIT_PERCENT,     /* 0..100, of time or of a whole */
+	MEMZ_UNIT_SCORE,       /* 0..100, a judgement (leak confidence) */
+	MEMZ_UNIT_USEC,
 	MEMZ_UNIT_SECONDS,
 	MEMZ_UNIT_COUNT,
 	MEMZ_UNIT_PROCESSES,   /* a group's members */
@@ -106,6 +108,9 @@ extern const struct memz_series_table memz_series_breakdown;
 /* The kernel's share: the residual beside the pieces the kernel names
  * (obj: struct memz_breakdown). */
 extern const struct memz_series_table memz_series_kernel;
+/* One line of memory pressure, "some" or "full" (obj: struct
+ * memz_psi_line). */
+extern const struct memz_series_table memz_series_psi;
 /* One NUMA node (obj: struct memz_numa_node). */
 extern const struct memz_series_table memz_series_node;
 /* One group (obj: struct memz_group). */

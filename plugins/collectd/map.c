@@ -10,32 +10,38 @@
 static void emit1(cdm_emit_fn emit, void *ctx, const char *pi,
 		  const char *type, const char *ti, double v)
 {
-	struct cdm_value x = { .type = type, .type_instance = ti,
-			       .v = { v, 0 }, .n = 1 };
+	struct cdm_value x = { .type = type, .v = { v, 0 }, .n = 1 };
 
 	snprintf(x.plugin_instance, sizeof x.plugin_instance, "%s", pi);
+	snprintf(x.type_instance, sizeof x.type_instance, "%s", ti);
 	emit(ctx, &x);
 }
 
-/* collectd's stock types: bytes are "memory", every other figure a
- * "gauge"; a group's members and threads go together as "ps_count". */
+/* collectd's stock types: bytes are "memory", shares of time "percent",
+ * every other figure a "gauge" (memory and bytes would store a negative
+ * rate as NaN); a group's members and threads go together as "ps_count". */
 static const char *type_of(enum memz_unit u)
 {
-	return u == MEMZ_UNIT_BYTES ? "memory" : "gauge";
+	return u == MEMZ_UNIT_BYTES ? "memory" :
+	       u == MEMZ_UNIT_PERCENT ? "percent" : "gauge";
 }
 
+/* A table's series as type instances, each name after prefix. */
 static size_t table(cdm_emit_fn emit, void *ctx, const char *pi,
-		    const struct memz_series_table *t, const void *obj)
+		    const char *prefix, const struct memz_series_table *t,
+		    const void *obj)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < t->n; i++) {
 		const struct memz_series *se = &t->s[i];
+		char ti[CDM_INSTANCE_MAX];
 
 		if (se->flags & MEMZ_SERIES_DETAIL ||
 		    se->unit == MEMZ_UNIT_PROCESSES || se->unit == MEMZ_UNIT_THREADS)
 			continue;
-		emit1(emit, ctx, pi, type_of(se->unit), se->name,
+		snprintf(ti, sizeof ti, "%s%s", prefix, se->name);
+		emit1(emit, ctx, pi, type_of(se->unit), ti,
 		      memz_series_value(se, obj));
 		n++;
 	}
@@ -55,42 +61,29 @@ size_t cdm_report_values(const struct memz_report_view *rv, cdm_emit_fn emit,
 			 void *ctx)
 {
 	const struct memz_snapshot *s = rv->snap;
-	size_t n = table(emit, ctx, "", &memz_series_breakdown, &s->br);
+	size_t n = table(emit, ctx, "", "", &memz_series_breakdown, &s->br);
 
 	if (s->psi.present) {
-		const struct memz_psi_line *some = &s->psi.some, *full = &s->psi.full;
-		emit1(emit, ctx, "", "percent", "psi_some_avg10",
-		      memz_finite(some->avg10));
-		emit1(emit, ctx, "", "percent", "psi_some_avg60",
-		      memz_finite(some->avg60));
-		emit1(emit, ctx, "", "percent", "psi_some_avg300",
-		      memz_finite(some->avg300));
-		n += 3;
-		if (s->psi.has_full) {
-			emit1(emit, ctx, "", "percent", "psi_full_avg10",
-			      memz_finite(full->avg10));
-			emit1(emit, ctx, "", "percent", "psi_full_avg60",
-			      memz_finite(full->avg60));
-			emit1(emit, ctx, "", "percent", "psi_full_avg300",
-			      memz_finite(full->avg300));
-			n += 3;
-		}
+		n += table(emit, ctx, "", "psi_some_", &memz_series_psi,
+			   &s->psi.some);
+		if (s->psi.has_full)
+			n += table(emit, ctx, "", "psi_full_", &memz_series_psi,
+				   &s->psi.full);
 	}
 
 	for (unsigned i = 0; i < s->numa.n && i < MEMZ_MAX_NODES; i++) {
 		char pi[CDM_INSTANCE_MAX];
 		snprintf(pi, sizeof pi, "node%d", s->numa.node[i].id);
-		n += table(emit, ctx, pi, &memz_series_node, &s->numa.node[i]);
+		n += table(emit, ctx, pi, "", &memz_series_node, &s->numa.node[i]);
 	}
 
-	n += table(emit, ctx, "", &memz_series_counts, s);
+	n += table(emit, ctx, "", "", &memz_series_counts, s);
 
 	for (size_t i = 0; i < rv->n_groups; i++) {
 		const struct memz_report_group *rg = &rv->groups[i];
-		struct cdm_value pc = { .type = "ps_count", .type_instance = "",
-					.n = 2 };
+		struct cdm_value pc = { .type = "ps_count", .n = 2 };
 
-		n += table(emit, ctx, rg->id, &memz_series_group, rg->g);
+		n += table(emit, ctx, rg->id, "", &memz_series_group, rg->g);
 		snprintf(pc.plugin_instance, sizeof pc.plugin_instance, "%s",
 			 rg->id);
 		pc.v[0] = unit_value(&memz_series_group, MEMZ_UNIT_PROCESSES,

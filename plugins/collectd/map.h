@@ -23,7 +23,7 @@
 struct cdm_value {
 	char plugin_instance[CDM_INSTANCE_MAX]; /* "" for system values */
 	const char *type;                        /* stock types.db only */
-	const char *type_instance;
+	char type_instance[CDM_INSTANCE_MAX];
 	double v[2];
 	unsigned n; /* data sources: 1, or 2 for ps_count */
 };
