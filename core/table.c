@@ -478,7 +478,7 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 		g->pss = g->uss = g->rss = g->swap = g->anon = 0;
 	}
 	for (size_t i = 0; i < v->n_procs; i++) {
-		struct memz_proc *p = v->procs[i];
+		struct memz_proc *p = t->procs[i];
 		char buf[16];
 		size_t klen;
 		const char *key = group_key(t, p, buf, sizeof buf, &klen);
@@ -548,7 +548,7 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 		if (g->det.verdict.leak)
 			v->leak_suspects++;
 	}
-	v->groups = t->groups;
+	v->groups = (const struct memz_group *const *)t->groups;
 	v->n_groups = n;
 	return 0;
 }
@@ -564,11 +564,11 @@ static void subtree_totals(struct memz_table *t, struct memz_table_view *v)
 	struct memz_proc *cp[ANCESTRY_CACHE] = { NULL };
 
 	for (size_t i = 0; i < v->n_procs; i++) {
-		v->procs[i]->subtree_pss = v->procs[i]->mem.pss;
-		v->procs[i]->descendants = 0;
+		t->procs[i]->subtree_pss = t->procs[i]->mem.pss;
+		t->procs[i]->descendants = 0;
 	}
 	for (size_t i = 0; i < v->n_procs; i++) {
-		struct memz_proc *p = v->procs[i], *a = p;
+		struct memz_proc *p = t->procs[i], *a = p;
 		/* bounded: a pid tree is never deeper than the table */
 		for (size_t depth = 0; depth < v->n_procs; depth++) {
 			int ppid = a->ppid;
@@ -597,7 +597,7 @@ static void subtree_totals(struct memz_table *t, struct memz_table_view *v)
 static void announce(struct memz_table *t, struct memz_table_view *v)
 {
 	for (size_t i = 0; i < v->n_procs; i++) {
-		struct memz_proc *p = v->procs[i];
+		struct memz_proc *p = t->procs[i];
 		bool want = p->det.verdict.leak &&
 			    (t->s.group_by == MEMZ_GROUP_NONE || !p->group ||
 			     p->group->members > 1);
@@ -640,7 +640,7 @@ int memz_table_end(struct memz_table *t, struct memz_table_view *v)
 	for (p = t->live; p; p = mz_pe(p)->lnext)
 		if (p->has_sample && !p->kernel_thread)
 			t->procs[n++] = p;
-	v->procs = t->procs;
+	v->procs = (const struct memz_proc *const *)t->procs;
 	v->n_procs = n;
 
 	subtree_totals(t, v);

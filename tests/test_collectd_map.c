@@ -56,7 +56,7 @@ static void test_values(void)
 	struct memz_report *r;
 	struct memz_snapshot s;
 	struct memz_group g[4];
-	struct memz_group *gp[4] = { &g[0], &g[1], &g[2], &g[3] };
+	const struct memz_group *gp[4] = { &g[0], &g[1], &g[2], &g[3] };
 	struct seen out = { .n = 0 };
 	const struct cdm_value *pc;
 	size_t n;

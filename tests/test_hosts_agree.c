@@ -139,7 +139,7 @@ int main(void)
 	static const char *const names[] = { "a b", "a/b", "idle", "x", "a_b" };
 	struct memz_snapshot s;
 	struct memz_group g[5];
-	struct memz_group *gp[5];
+	const struct memz_group *gp[5];
 	struct memz_report *rc, *rj;
 	struct nd n = { 0 };
 	struct ids cd, nd, js;

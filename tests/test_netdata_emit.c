@@ -21,7 +21,7 @@
 struct script {
 	struct memz_snapshot snap;
 	struct memz_group g[MAXG];
-	struct memz_group *gp[MAXG];
+	const struct memz_group *gp[MAXG];
 	FILE *f;
 	char *buf;
 	size_t len, fed;

@@ -16,7 +16,7 @@
 struct fake {
 	struct memz_snapshot s;
 	struct memz_group g[NG];
-	struct memz_group *gp[NG];
+	const struct memz_group *gp[NG];
 };
 
 static void fake_init(struct fake *f, size_t n)
@@ -152,7 +152,7 @@ static void test_cap(void)
 {
 	size_t n = MEMZ_REPORT_MAX_GROUPS + 5;
 	struct memz_group *g = calloc(n, sizeof *g);
-	struct memz_group **gp = calloc(n, sizeof *gp);
+	const struct memz_group **gp = calloc(n, sizeof *gp);
 	char (*names)[16] = calloc(n, sizeof *names);
 	struct memz_snapshot s;
 	struct memz_report *r;

@@ -23,8 +23,8 @@ static struct memz_proc *put(struct memz_table *t, int pid,
 	return p;
 }
 
-static struct memz_group *group_named(const struct memz_table_view *v,
-				      const char *name)
+static const struct memz_group *group_named(const struct memz_table_view *v,
+					    const char *name)
 {
 	for (size_t i = 0; i < v->n_groups; i++)
 		if (!strcmp(v->groups[i]->name, name))
@@ -134,7 +134,7 @@ static void groups(void)
 	struct memz_table *t;
 	struct memz_table_view v;
 	unsigned leaks = 0;
-	struct memz_group *g;
+	const struct memz_group *g;
 
 	memz_settings_init(&s);
 	s.top_groups = 1;

@@ -98,11 +98,11 @@ struct memz_event {
  * next begin (see "Ownership" in sampler.h). */
 struct memz_table_view {
 	double t;
-	struct memz_proc **procs; /* every live, sampled process */
+	const struct memz_proc *const *procs; /* every live, sampled process */
 	size_t n_procs;
-	struct memz_group **groups; /* sorted by PSS, largest first */
+	const struct memz_group *const *groups; /* sorted by PSS, largest first */
 	size_t n_groups;
-	struct memz_event *events; /* this cycle's */
+	const struct memz_event *events; /* this cycle's */
 	size_t n_events;
 	unsigned leak_suspects; /* processes and groups flagged now */
 	unsigned vanished;      /* entries swept this cycle */
