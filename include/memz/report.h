@@ -8,7 +8,8 @@
  * one and dropped in the other). This module decides once:
  *
  *   - the series: tables of (name, unit, accessor) for the RAM breakdown,
- *     the kernel's named pieces, each NUMA node and each published group.
+ *     the kernel's named pieces, memory pressure, each NUMA node, the
+ *     snapshot's counts and each published group.
  *     A host iterates a table; a series added to a table appears in every
  *     host. Values come out through memz_series_value(), which is finite
  *     whatever the snapshot holds (a NaN or an infinity becomes 0).
@@ -24,7 +25,7 @@
  *   - the clock: when to sample (the pace) and when to publish (the host's
  *     interval), on a grid that survives a late callback and a stall.
  *
- * For example, two groups "a b" (10 MiB, reported) and "a/b" (5 MiB, leaking,
+ * For example, three groups "a b" (10 MiB, reported), "a/b" (5 MiB, leaking,
  * not in TopGroups) and "idle" (1 MiB, neither) publish as
  *
  *   groups[0] = { .g = "a b", .id = "a_b",   .label = "a b" }
