@@ -16,12 +16,22 @@
  *   - the fitted end stands above the prior peak (the highest bucket that
  *     closed before the window) by half the window's growth: a saw-tooth's
  *     ramp or a recurring spike only climbs back to where it has been.
- * Once flagged it holds while the slope stays above half of LeakMinRate,
- * the drawdown rule holds and the last quarter still rises (by
- * QUARTER_HOLD), so a noisy leak does not flap and a stopped one clears
- * within a quarter window or so.
+ * Every suffix of the ring down to LeakMinSamples is judged the same way
+ * (longest first), so a leak that begins in a process that ran flat for a
+ * while is seen once LeakMinSamples of it are in, not once it fills the
+ * ring; a suffix must begin where the series changed course (the samples
+ * before it lie above its line extended back) and stand above the prior
+ * peak.
+ * Once flagged it holds while, in some suffix, the slope stays above half
+ * of LeakMinRate, the drawdown rule holds and the last quarter still rises
+ * (by QUARTER_HOLD). When that fails the verdict still stands for RECENT
+ * buckets, the time the long horizon gives a leak that went quiet, unless
+ * a fresh start comes first: a leak that climbs in spurts under allocator
+ * churn is one verdict, not one per spurt; a stopped leak clears within
+ * RECENT buckets or so.
  *
- * Long horizon (buckets over LeakLongHorizon, judged when a bucket closes):
+ * Long horizon (buckets over LeakLongHorizon, judged when a bucket closes,
+ * over the whole history and every suffix down to LONG_FAST buckets):
  * the floor is the suffix minimum of the bucket minima (the lowest the
  * series went from each bucket on). Spikes that come back down and a level
  * saw-tooth leave it flat; a leak, bursty or not, and a rising saw-tooth
@@ -34,14 +44,23 @@
  *     clears within a few buckets;
  *   - the floor rose by more than NOISE_MULT times the noise (median step
  *     between raw samples): the floor of pure noise drifts up by about one
- *     noise width towards the end, where fewer samples are left.
+ *     noise width towards the end, where fewer samples are left;
+ *   - under LONG_MIN buckets, the floor rose in every bucket (a staircase
+ *     of bursts, not one or two steps); and a suffix must end above the
+ *     highest bucket before it (a saw-tooth's next ramp does not).
  * It holds while the slope stays above half of LeakSlowMinRate, R² above
  * half of LeakMinR2 and the recent floor rises by RECENT_HOLD.
+ *
+ * Either verdict starts only when the anonymous memory rose along with PSS
+ * (by ANON_SHARE of the rise, first part of the window to the last): PSS
+ * that climbs while Anonymous stays flat is file pages the kernel can
+ * reclaim, or shared pages re-divided among fewer sharers.
  *
  * Nothing is judged below LeakMinSize. The fractions below are properties of
  * the shapes (step, plateau, saw-tooth), not of the workload, so they are
  * constants; the thresholds a user tunes are settings.
  */
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -57,6 +76,8 @@
 #define RECENT_MIN 0.25
 #define RECENT_HOLD 0.1
 #define NOISE_MULT 3.0
+#define LONG_FAST 4
+#define ANON_SHARE 0.5
 /* re-anchor short-ring times before float offsets lose milliseconds */
 #define T_REANCHOR 4096.0
 
@@ -74,10 +95,23 @@ double memz_detector_bucket_width(const struct memz_settings *s)
 	return w;
 }
 
+/* A rebase that would carry the history out of the range a push accepts
+ * is dropped: the samples after it would be refused instead. */
+static void shift(const struct memz_detector *d, double *base, double delta)
+{
+	if (d->n && isfinite(delta) &&
+	    fabs(*base + delta) <= MEMZ_DET_BYTES_MAX)
+		*base += delta;
+}
+
 void memz_detector_rebase(struct memz_detector *d, double delta)
 {
-	if (d->n)
-		d->base += delta;
+	shift(d, &d->base, delta);
+}
+
+void memz_detector_rebase_anon(struct memz_detector *d, double delta)
+{
+	shift(d, &d->abase, delta);
 }
 
 struct fit {
@@ -132,6 +166,9 @@ static int confidence(bool leak, double rate, double min_rate, double r2,
 	    0.3 * clamp01(0.5 + log2(rate / (min_rate > 0 ? min_rate : 1)) / 4) +
 	    0.3 * clamp01((double)n / (2.0 * need));
 	c = floor(q * 100 + 0.5);
+	/* every term is clamped, but a NaN r2 would pass clamp01 */
+	if (!(c >= 0 && c <= 100))
+		c = 0;
 	if (leak)
 		return c < 50 ? 50 : (int)c;
 	return c > 49 ? 49 : (int)c;
@@ -178,41 +215,121 @@ static bool flat_ring(struct memz_detector *d, unsigned start)
 	return true;
 }
 
-static void assess_short(struct memz_detector *d, const struct memz_settings *s,
-			 struct memz_verdict *v)
+/* The sums' fit and the exact fit of a window may differ in the last bits:
+ * the sums only pre-select, so they let those through. */
+#define PRESELECT_SLACK 1e-6
+
+/* Running sums of one window, in coordinates relative to the newest
+ * sample (so nothing large cancels): enough for its least squares. */
+struct sums {
+	double x, y, xx, xy, yy;
+};
+
+/* The least-squares slope and R² of a window of n samples from its sums;
+ * false when x does not vary. */
+static bool sums_fit(const struct sums *a, unsigned n, double *slope,
+		     double *r2)
 {
-	double x[MEMZ_DET_RING], y[MEMZ_DET_RING];
-	double qx[4] = { 0 }, qy[4] = { 0 };
+	double sxx = a->xx - a->x * a->x / n, sxy = a->xy - a->x * a->y / n,
+	       syy = a->yy - a->y * a->y / n;
+
+	if (!(sxx > 0))
+		return false;
+	*slope = sxy / sxx;
+	*r2 = syy > 0 ? clamp01(sxy * sxy / (sxx * syy)) : 0;
+	return true;
+}
+
+/*
+ * Whether a window's slope is at least min_rate and its R² at least
+ * min_r2, from its sums, without a division: this runs for every suffix
+ * on every push. n² times the (co)variances keep the comparisons' signs.
+ */
+static bool preselect(const struct sums *a, unsigned n, double min_rate,
+		      double min_r2)
+{
+	double sxx = n * a->xx - a->x * a->x, sxy = n * a->xy - a->x * a->y;
+
+	min_rate *= 1 - PRESELECT_SLACK;
+	if (!(sxx > 0) || !(sxy > 0) || sxy < min_rate * sxx)
+		return false;
+	return min_r2 <= PRESELECT_SLACK ||
+	       sxy * sxy >= (min_r2 - PRESELECT_SLACK) * sxx *
+				    (n * a->yy - a->y * a->y);
+}
+
+/* Sums of every suffix of x, y: out[j] covers j..n-1. */
+static void suffix_sums(const double *x, const double *y, unsigned n,
+			struct sums *out)
+{
+	struct sums a = { 0 };
+	double xe = x[n - 1], ye = y[n - 1];
+
+	for (unsigned j = n; j-- > 0;) {
+		double X = x[j] - xe, Y = y[j] - ye;
+		a.x += X;
+		a.y += Y;
+		a.xx += X * X;
+		a.xy += X * Y;
+		a.yy += Y * Y;
+		out[j] = a;
+	}
+}
+
+/*
+ * Whether its anonymous memory grew along with PSS between the first and
+ * the last part of a window: growth the process owns, not page cache of a
+ * file it maps nor shared pages re-divided. Unknown anon (NaN): PSS decides.
+ */
+static bool owned(double a_first, double a_last, double pss_rise)
+{
+	if (!isfinite(a_first) || !isfinite(a_last))
+		return true;
+	return a_last - a_first >= ANON_SHARE * pss_rise;
+}
+
+/*
+ * Whether the samples before a window, x[-pre..0), lie off the window's
+ * line extended back, above it: the series was flat (or falling) and
+ * began to climb where the window starts. The tail of a longer climb (a
+ * saw-tooth's ramp) lies on the line and does not qualify.
+ */
+static bool changed(const double *x, const double *y, unsigned pre,
+		    const struct fit *f)
+{
+	double mx = 0, my = 0;
+
+	for (unsigned i = 1; i <= pre; i++) {
+		mx += x[-(int)i];
+		my += y[-(int)i];
+	}
+	mx /= pre;
+	my /= pre;
+	return my - (f->y1 - f->slope * (f->x1 - mx)) >=
+	       QUARTER_MIN * f->slope * (x[0] - mx);
+}
+
+/*
+ * One window of the short horizon, x[0..m) (times relative to t0), y
+ * (PSS), a (anon): does it start a verdict (held: keep one)? pre: how many
+ * ring samples precede the window (x[-pre..0)); a window that starts
+ * later than the ring must begin where the series changed course, and the
+ * history before it must say where the series stood (the prior peak).
+ */
+static bool short_window(const struct memz_detector *d,
+			 const struct memz_settings *s, const double *x,
+			 const double *y, const double *a, unsigned m,
+			 unsigned pre, bool held, struct fit *f)
+{
+	bool later = pre > 0;
+	double qx[4] = { 0 }, qy[4] = { 0 }, qa[4] = { 0 };
 	unsigned qn[4] = { 0 };
 	double top[3] = { 0 }, rising = 0, runmax, dd = 0, growth, peak = 0;
-	unsigned m = d->rcount, start;
-	struct fit f;
-	bool held = d->short_leak, ok;
+	bool ok, have_peak;
 
-	memset(v, 0, sizeof *v);
-	v->horizon = MEMZ_HORIZON_SHORT;
-	if (m < 2)
-		return;
-	start = m == MEMZ_DET_RING ? d->rhead : 0;
-	if (flat_ring(d, start)) {
-		v->samples = m;
-		return;
-	}
-	for (unsigned i = 0; i < m; i++) {
-		unsigned k = (start + i) % MEMZ_DET_RING;
-		x[i] = d->rt[k];
-		y[i] = d->rv[k];
-	}
-	if (!ols(x, y, m, &f))
-		return;
-	v->rate_bps = f.slope;
-	v->r2 = f.r2;
-	v->samples = m;
-	if (m < (unsigned)s->leak_min_samples || !(f.slope > 0)) {
-		d->short_leak = false;
-		return;
-	}
-	growth = f.slope * (f.x1 - f.x0);
+	if (!ols(x, y, m, f) || !(f->slope > 0))
+		return false;
+	growth = f->slope * (f->x1 - f->x0);
 
 	runmax = y[0];
 	for (unsigned i = 1; i < m; i++) {
@@ -234,38 +351,103 @@ static void assess_short(struct memz_detector *d, const struct memz_settings *s,
 			}
 		}
 	}
+	if (dd > s->leak_max_dip * growth)
+		return false;
 	for (unsigned i = 0; i < m; i++) {
 		unsigned q = i * 4 / m;
 		qx[q] += x[i];
 		qy[q] += y[i];
+		qa[q] += a[i];
 		qn[q]++;
 	}
 	for (unsigned q = 0; q < 4; q++) {
 		qx[q] /= qn[q];
 		qy[q] /= qn[q];
+		qa[q] /= qn[q];
 	}
+	if (held)
+		return f->slope >= 0.5 * s->leak_min_rate &&
+		       qy[3] - qy[2] >= QUARTER_HOLD * f->slope * (qx[3] - qx[2]);
 
-	ok = d->base + y[m - 1] >= s->leak_min_size && dd <= s->leak_max_dip * growth;
-	if (held) {
-		double exp3 = f.slope * (qx[3] - qx[2]);
-		ok = ok && f.slope >= 0.5 * s->leak_min_rate &&
-		     qy[3] - qy[2] >= QUARTER_HOLD * exp3;
-	} else {
-		ok = ok && f.slope >= s->leak_min_rate && f.r2 >= s->leak_min_r2 &&
-		     top[0] + top[1] + top[2] <= SPREAD_TOP3 * rising;
-		for (unsigned q = 1; q < 4 && ok; q++)
-			ok = qy[q] - qy[q - 1] >=
-			     QUARTER_MIN * f.slope * (qx[q] - qx[q - 1]);
-		/* and the last quarter still climbs within itself */
-		ok = ok && y[m - 1] - y[m - qn[3]] >=
-				   QUARTER_MIN * f.slope * (x[m - 1] - x[m - qn[3]]);
-		if (ok && prior_peak(d, d->t0 + x[0], &peak))
-			ok = f.y1 >= peak + PEAK_MARGIN * growth;
+	ok = f->slope >= s->leak_min_rate && f->r2 >= s->leak_min_r2 &&
+	     top[0] + top[1] + top[2] <= SPREAD_TOP3 * rising;
+	for (unsigned q = 1; q < 4 && ok; q++)
+		ok = qy[q] - qy[q - 1] >= QUARTER_MIN * f->slope * (qx[q] - qx[q - 1]);
+	/* and the last quarter still climbs within itself */
+	ok = ok && y[m - 1] - y[m - qn[3]] >=
+			   QUARTER_MIN * f->slope * (x[m - 1] - x[m - qn[3]]);
+	if (!ok)
+		return false;
+	have_peak = prior_peak(d, d->t0 + x[0], &peak);
+	if (later && !(have_peak && changed(x, y, pre, f)))
+		return false;
+	if (have_peak && f->y1 < peak + PEAK_MARGIN * growth)
+		return false;
+	return owned(qa[0], qa[3], qy[3] - qy[0]);
+}
+
+/*
+ * The short horizon judges the whole ring and every suffix of it down to
+ * LeakMinSamples, longest first: a leak that starts in a process that ran
+ * flat for a while fills a suffix long before it fills the ring. The sums
+ * of every suffix cost one pass; only a window whose slope and R² already
+ * pass is looked at in full.
+ */
+static void assess_short(struct memz_detector *d, const struct memz_settings *s,
+			 struct memz_verdict *v)
+{
+	double x[MEMZ_DET_RING], y[MEMZ_DET_RING], a[MEMZ_DET_RING];
+	struct sums sfx[MEMZ_DET_RING];
+	unsigned m = d->rcount, start, need;
+	double slope, r2;
+	struct fit f;
+	bool held = d->short_leak;
+
+	memset(v, 0, sizeof *v);
+	v->horizon = MEMZ_HORIZON_SHORT;
+	if (m < 2)
+		return;
+	start = m == MEMZ_DET_RING ? d->rhead : 0;
+	if (flat_ring(d, start)) {
+		v->samples = m;
+		return;
 	}
-	d->short_leak = ok;
-	v->leak = ok;
-	v->confidence = confidence(ok, f.slope, s->leak_min_rate, f.r2, m,
-				   (unsigned)s->leak_min_samples);
+	for (unsigned i = 0; i < m; i++) {
+		unsigned k = (start + i) % MEMZ_DET_RING;
+		x[i] = d->rt[k];
+		y[i] = d->rv[k];
+		a[i] = d->ra[k];
+	}
+	suffix_sums(x, y, m, sfx);
+	if (!sums_fit(&sfx[0], m, &slope, &r2))
+		return;
+	v->rate_bps = slope;
+	v->r2 = r2;
+	v->samples = m;
+	d->short_leak = false;
+	need = s->leak_min_samples < 2 ? 2 : (unsigned)s->leak_min_samples;
+	if (m < need || d->base + y[m - 1] < s->leak_min_size)
+		return;
+	for (unsigned j = 0; j + need <= m; j++) {
+		unsigned n = m - j;
+
+		if (!preselect(&sfx[j], n,
+			       held ? 0.5 * s->leak_min_rate : s->leak_min_rate,
+			       held ? 0 : s->leak_min_r2))
+			continue;
+		if (!short_window(d, s, x + j, y + j, a + j, n, j, held, &f))
+			continue;
+		d->short_leak = true;
+		v->rate_bps = f.slope;
+		v->r2 = f.r2;
+		v->samples = n;
+		v->leak = true;
+		v->confidence = confidence(true, f.slope, s->leak_min_rate,
+					   f.r2, n, need);
+		return;
+	}
+	v->confidence = confidence(false, v->rate_bps, s->leak_min_rate, v->r2,
+				   m, need);
 }
 
 /* Median absolute step of the short ring: the series' own noise scale. */
@@ -292,45 +474,45 @@ static double ring_noise(const struct memz_detector *d)
 	return n % 2 ? st[n / 2] : 0.5 * (st[n / 2 - 1] + st[n / 2]);
 }
 
-static void assess_long(struct memz_detector *d, const struct memz_settings *s)
+/* The highest bucket maximum among closed buckets before bucket number
+ * idx (relative to idx0). */
+static bool peak_before(const struct memz_detector *d, int32_t idx,
+			double *peak)
 {
-	double x[MEMZ_DET_BUCKETS], env[MEMZ_DET_BUCKETS];
-	double horizon_n = s->leak_long_horizon / d->bucket_w;
-	unsigned nb = 0, r;
-	struct fit f;
-	struct memz_verdict *v = &d->lv;
-	bool held = d->long_leak, ok;
-	double rec;
+	bool any = false;
 
-	memset(v, 0, sizeof *v);
-	v->horizon = MEMZ_HORIZON_LONG;
 	for (unsigned k = 0; k < d->bcount; k++) {
 		unsigned j = (d->bhead + k) % MEMZ_DET_BUCKETS;
-		if ((double)(d->cur.idx - d->bidx[j]) > horizon_n)
-			continue;
-		x[nb] = ((double)d->bidx[j] + 0.5) * d->bucket_w;
-		env[nb++] = d->bmin[j];
-	}
-	d->long_leak = false;
-	if (nb < 2)
-		return;
-	for (unsigned k = nb - 1; k-- > 0;)
-		if (env[k + 1] < env[k])
-			env[k] = env[k + 1];
-	if (!ols(x, env, nb, &f))
-		return;
-	v->rate_bps = f.slope;
-	v->r2 = f.r2;
-	v->samples = nb;
-	if (nb < LONG_MIN || !(f.slope > 0))
-		return;
 
+		if (d->bidx[j] >= idx)
+			continue;
+		if (!any || d->bmax[j] > *peak)
+			*peak = d->bmax[j];
+		any = true;
+	}
+	return any;
+}
+
+/*
+ * One window of the long horizon: bucket centres x[0..nb), floor env, anon
+ * floor aenv; first: its first bucket's number. `later`: the horizon holds
+ * older buckets than the window.
+ */
+static bool long_window(const struct memz_detector *d,
+			const struct memz_settings *s, const double *x,
+			const double *env, const double *aenv, unsigned nb,
+			int32_t first, bool later, bool held, struct fit *f)
+{
+	unsigned r = RECENT;
+	double rec, peak = 0;
+
+	if (!ols(x, env, nb, f) || !(f->slope > 0))
+		return false;
 	/*
 	 * "Recent" spans RECENT buckets, or for a leak that grows in bursts
 	 * one more than the widest gap between its floor's rises: a leak is
 	 * not over before it has been quiet for longer than it ever was.
 	 */
-	r = RECENT;
 	if (held) {
 		unsigned last = 0, gap = 0;
 		for (unsigned k = 1; k < nb; k++) {
@@ -347,30 +529,113 @@ static void assess_long(struct memz_detector *d, const struct memz_settings *s)
 		r = nb / 3;
 	if (r > nb - 1)
 		r = nb - 1;
+	if (r < 1)
+		r = 1;
 	rec = (env[nb - 1] - env[nb - 1 - r]) /
-	      (f.slope * (x[nb - 1] - x[nb - 1 - r]));
-	ok = d->base + d->cur.min >= s->leak_min_size;
-	if (held) {
-		ok = ok && f.slope >= 0.5 * s->leak_slow_min_rate &&
-		     f.r2 >= 0.5 * s->leak_min_r2 && rec >= RECENT_HOLD;
+	      (f->slope * (x[nb - 1] - x[nb - 1 - r]));
+	if (held)
+		return f->slope >= 0.5 * s->leak_slow_min_rate &&
+		       f->r2 >= 0.5 * s->leak_min_r2 && rec >= RECENT_HOLD;
+
+	if (!(f->slope >= s->leak_slow_min_rate && f->r2 >= s->leak_min_r2 &&
+	      rec >= RECENT_MIN && env[nb - 1] - env[0] > NOISE_MULT * d->noise))
+		return false;
+	if (nb < LONG_MIN) {
+		/* few buckets: the floor rose in every one of them, by no
+		 * less than a share of the average, which no lone step or
+		 * two, nor any warm-up that levels, does */
+		double each = THIRD_MIN * (env[nb - 1] - env[0]) / (nb - 1);
+		for (unsigned k = 1; k < nb; k++)
+			if (!(env[k] - env[k - 1] > d->noise &&
+			      env[k] - env[k - 1] >= each))
+				return false;
 	} else {
 		unsigned cut[4] = { 0, nb / 3, 2 * nb / 3, nb };
-		ok = ok && f.slope >= s->leak_slow_min_rate &&
-		     f.r2 >= s->leak_min_r2 && rec >= RECENT_MIN &&
-		     env[nb - 1] - env[0] > NOISE_MULT * d->noise;
-		for (unsigned i = 0; i < 3 && ok; i++) {
+		for (unsigned i = 0; i < 3; i++) {
 			unsigned a = cut[i], b = cut[i + 1] - 1;
-			ok = env[b] - env[a] >=
-			     THIRD_MIN * f.slope * (x[b] - x[a]);
+			if (env[b] - env[a] < THIRD_MIN * f->slope * (x[b] - x[a]))
+				return false;
 		}
 	}
-	d->long_leak = ok;
-	v->leak = ok;
-	v->confidence = confidence(ok, f.slope, s->leak_slow_min_rate, f.r2, nb,
-				   LONG_MIN);
+	/* a window that starts later than the history must end above all
+	 * of it: a saw-tooth's next ramp, or a warm-up repeated, climbs only
+	 * back to where the series has been */
+	if (later && (!peak_before(d, first, &peak) || env[nb - 1] <= peak))
+		return false;
+	return owned(aenv[0], aenv[nb - 1], env[nb - 1] - env[0]);
 }
 
-static void ring_push(struct memz_detector *d, double t, float y)
+/*
+ * The long horizon, judged when a bucket closes, over the whole history
+ * and every suffix down to LONG_FAST buckets, longest first: a leak that
+ * starts late, or a fast bursty one, need not wait for LONG_MIN buckets or
+ * for two thirds of the history. Each window's floor is the suffix minimum
+ * of the whole, so a window sees what the whole does.
+ */
+static void assess_long(struct memz_detector *d, const struct memz_settings *s)
+{
+	double x[MEMZ_DET_BUCKETS], env[MEMZ_DET_BUCKETS], aenv[MEMZ_DET_BUCKETS];
+	int32_t idx[MEMZ_DET_BUCKETS];
+	struct sums sfx[MEMZ_DET_BUCKETS];
+	double horizon_n = s->leak_long_horizon / d->bucket_w;
+	unsigned nb = 0;
+	struct fit f;
+	struct memz_verdict *v = &d->lv;
+	bool held = d->long_leak;
+
+	memset(v, 0, sizeof *v);
+	v->horizon = MEMZ_HORIZON_LONG;
+	for (unsigned k = 0; k < d->bcount; k++) {
+		unsigned j = (d->bhead + k) % MEMZ_DET_BUCKETS;
+		if ((double)(d->cur.idx - d->bidx[j]) > horizon_n)
+			continue;
+		idx[nb] = d->bidx[j];
+		x[nb] = ((double)d->bidx[j] + 0.5) * d->bucket_w;
+		aenv[nb] = d->bamin[j];
+		env[nb++] = d->bmin[j];
+	}
+	d->long_leak = false;
+	if (nb < 2)
+		return;
+	for (unsigned k = nb - 1; k-- > 0;) {
+		if (env[k + 1] < env[k])
+			env[k] = env[k + 1];
+		/* NaN stays: fmin would drop it */
+		if (aenv[k + 1] < aenv[k] || isnan(aenv[k + 1]))
+			aenv[k] = aenv[k + 1];
+	}
+	if (!ols(x, env, nb, &f))
+		return;
+	v->rate_bps = f.slope;
+	v->r2 = f.r2;
+	v->samples = nb;
+	if (nb < LONG_FAST || d->base + d->cur.min < s->leak_min_size)
+		return;
+	suffix_sums(x, env, nb, sfx);
+	for (unsigned j = 0; j + LONG_FAST <= nb; j++) {
+		unsigned n = nb - j;
+		double k = held ? 0.5 : 1;
+
+		if (!preselect(&sfx[j], n, k * s->leak_slow_min_rate,
+			       k * s->leak_min_r2))
+			continue;
+		if (!long_window(d, s, x + j, env + j, aenv + j, n, idx[j],
+				 j > 0, held, &f))
+			continue;
+		d->long_leak = true;
+		v->rate_bps = f.slope;
+		v->r2 = f.r2;
+		v->samples = n;
+		v->leak = true;
+		v->confidence = confidence(true, f.slope, s->leak_slow_min_rate,
+					   f.r2, n, LONG_MIN);
+		return;
+	}
+	v->confidence = confidence(false, v->rate_bps, s->leak_slow_min_rate,
+				   v->r2, nb, LONG_MIN);
+}
+
+static void ring_push(struct memz_detector *d, double t, float y, float a)
 {
 	unsigned k;
 
@@ -388,6 +653,7 @@ static void ring_push(struct memz_detector *d, double t, float y)
 	}
 	d->rt[k] = (float)(t - d->t0);
 	d->rv[k] = y;
+	d->ra[k] = a;
 }
 
 /*
@@ -409,8 +675,10 @@ static void reanchor_buckets(struct memz_detector *d, int64_t idx)
 }
 
 /* Returns true when a bucket closed (the long horizon needs judging). */
-static bool bucket_push(struct memz_detector *d, double t, float y)
+static bool bucket_push(struct memz_detector *d, double t, float y, float a)
 {
+	/* |t| <= MEMZ_DET_T_MAX and bucket_w >= 1e-3, both checked by the
+	 * push: at most 1e15, well inside int64_t */
 	int64_t idx = (int64_t)floor(t / d->bucket_w);
 	bool closed = false;
 
@@ -421,6 +689,8 @@ static bool bucket_push(struct memz_detector *d, double t, float y)
 			d->cur.min = y;
 		if (y > d->cur.max)
 			d->cur.max = y;
+		if (a < d->cur_amin || isnan(a))
+			d->cur_amin = a;
 		return false;
 	} else {
 		unsigned k;
@@ -433,6 +703,7 @@ static bool bucket_push(struct memz_detector *d, double t, float y)
 		d->bidx[k] = (int16_t)d->cur.idx;
 		d->bmin[k] = d->cur.min;
 		d->bmax[k] = d->cur.max;
+		d->bamin[k] = d->cur_amin;
 		closed = true;
 		if (idx - d->idx0 > MEMZ_DET_IDX_MAX)
 			reanchor_buckets(d, idx);
@@ -440,20 +711,29 @@ static bool bucket_push(struct memz_detector *d, double t, float y)
 	d->has_cur = true;
 	d->cur.idx = (int32_t)(idx - d->idx0);
 	d->cur.min = d->cur.max = y;
+	d->cur_amin = a;
 	return closed;
 }
 
 int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
-		       double t, double bytes)
+		       double t, double bytes, double anon)
 {
-	bool was = d->verdict.leak, closed;
+	bool was = d->verdict.leak, closed, short_was;
 	double since = d->verdict.since;
 	struct memz_verdict sv;
 	double w = memz_detector_bucket_width(s);
-	float y;
+	float y, a;
 
+	if (!isfinite(t) || !isfinite(bytes) || (d->n && t < d->t_last))
+		return -EINVAL;
+	if (fabs(t) > MEMZ_DET_T_MAX || fabs(bytes) > MEMZ_DET_BYTES_MAX ||
+	    !(w >= 1e-3 && w <= MEMZ_DET_T_MAX))
+		return -ERANGE;
+	if (!(anon >= 0) || anon > MEMZ_DET_BYTES_MAX)
+		anon = NAN;
 	if (!d->n) {
 		d->base = bytes;
+		d->abase = isnan(anon) ? 0 : anon;
 		d->t0 = t;
 	}
 	if (d->bucket_w != w) {
@@ -465,14 +745,23 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 		memset(&d->lv, 0, sizeof d->lv);
 	}
 	d->n++;
+	d->t_last = t;
+	/* base and abase stay within MEMZ_DET_BYTES_MAX (see shift), so
+	 * the offsets are far inside a float's range */
 	y = (float)(bytes - d->base);
-	ring_push(d, t, y);
-	closed = bucket_push(d, t, y);
+	a = isnan(anon) ? NAN : (float)(anon - d->abase);
+	ring_push(d, t, y, a);
+	closed = bucket_push(d, t, y, a);
 	if (closed) {
 		d->noise = (float)ring_noise(d);
 		assess_long(d, s);
 	}
+	short_was = d->short_leak;
 	assess_short(d, s, &sv);
+	if (short_was && !d->short_leak)
+		d->grace_until = t + RECENT * w;
+	if (was && !d->short_leak && !d->long_leak && t < d->grace_until)
+		return 0; /* the verdict stands, with its figures */
 
 	if (d->short_leak || (!d->long_leak && sv.samples))
 		d->verdict = sv;

@@ -1,4 +1,5 @@
 #include <errno.h>
+#include <math.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -160,8 +161,10 @@ static void unlink_hash(struct memz_table *t, struct memz_proc *p)
  * in the grave until the next cycle. */
 static void retire(struct memz_table *t, struct memz_proc *p)
 {
-	if (mz_pe(p)->prev_group)
+	if (mz_pe(p)->prev_group) {
 		mz_ge(mz_pe(p)->prev_group)->join_delta -= mz_pe(p)->prev_pss;
+		mz_ge(mz_pe(p)->prev_group)->join_anon -= mz_pe(p)->prev_anon;
+	}
 	mz_pe(p)->prev_group = NULL;
 	if (mz_pe(p)->announced) {
 		struct memz_verdict v = p->det.verdict;
@@ -214,7 +217,7 @@ void memz_table_begin(struct memz_table *t, double now)
 		p->denied = false;
 	}
 	for (g = t->glive; g; g = mz_ge(g)->lnext)
-		mz_ge(g)->join_delta = 0;
+		mz_ge(g)->join_delta = mz_ge(g)->join_anon = 0;
 }
 
 struct memz_proc *memz_table_find(struct memz_table *t, int pid)
@@ -463,6 +466,14 @@ static int by_pss_desc(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
+/* The detector's anonymous figure: every process with an address space
+ * has an anonymous stack, so 0 is a figure nobody read (a trace's empty
+ * field), and then PSS alone decides. */
+static double owned_anon(uint64_t anonymous)
+{
+	return anonymous ? (double)anonymous : NAN;
+}
+
 static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 {
 	struct memz_group *g, *next;
@@ -476,6 +487,7 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 		g->members = 0;
 		g->threads = 0;
 		g->pss = g->uss = g->rss = g->swap = g->anon = 0;
+		mz_ge(g)->anonymous = 0;
 	}
 	for (size_t i = 0; i < v->n_procs; i++) {
 		struct memz_proc *p = t->procs[i];
@@ -496,23 +508,30 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 		g->rss += p->mem.rss;
 		g->swap += p->mem.swap;
 		g->anon += p->mem.pss_anon;
+		mz_ge(g)->anonymous += p->mem.anonymous;
 		if (mz_pe(p)->prev_group != g) {
 			/* joined (or moved here): its PSS is not growth, nor,
 			 * for a while, is its start-up growth, unless it
 			 * founded the group (then the group is its series) */
 			mz_ge(g)->join_delta += (double)p->mem.pss;
-			if (mz_pe(p)->prev_group)
+			mz_ge(g)->join_anon += (double)p->mem.anonymous;
+			if (mz_pe(p)->prev_group) {
 				mz_ge(mz_pe(p)->prev_group)->join_delta -= mz_pe(p)->prev_pss;
+				mz_ge(mz_pe(p)->prev_group)->join_anon -= mz_pe(p)->prev_anon;
+			}
 			mz_pe(p)->joined_t = mz_ge(g)->fresh ? -1 : t->now;
 		} else if (mz_pe(p)->joined_t >= 0 &&
 			   t->now - mz_pe(p)->joined_t < t->s.leak_join_settle) {
 			mz_ge(g)->join_delta += (double)p->mem.pss - mz_pe(p)->prev_pss;
+			mz_ge(g)->join_anon += (double)p->mem.anonymous - mz_pe(p)->prev_anon;
 		}
 	}
 	/* live but unsampled this cycle: they left their group */
 	for (struct memz_proc *p = t->live; p; p = mz_pe(p)->lnext)
-		if (!p->has_sample && mz_pe(p)->prev_group)
+		if (!p->has_sample && mz_pe(p)->prev_group) {
 			mz_ge(mz_pe(p)->prev_group)->join_delta -= mz_pe(p)->prev_pss;
+			mz_ge(mz_pe(p)->prev_group)->join_anon -= mz_pe(p)->prev_anon;
+		}
 
 	for (g = t->glive; g; g = next) {
 		next = mz_ge(g)->lnext;
@@ -540,7 +559,9 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 		g = t->groups[i];
 		g->reported = i < (size_t)t->s.top_groups || selected(t, g->name);
 		memz_detector_rebase(&g->det, mz_ge(g)->join_delta);
-		if (memz_detector_push(&g->det, &t->s, t->now, (double)g->pss))
+		memz_detector_rebase_anon(&g->det, mz_ge(g)->join_anon);
+		if (memz_detector_push(&g->det, &t->s, t->now, (double)g->pss,
+				       owned_anon(mz_ge(g)->anonymous)) > 0)
 			add_event(t, g->det.verdict.leak ? MEMZ_EVENT_LEAK
 							 : MEMZ_EVENT_CLEAR,
 				  true, mz_ge(g)->solo_pid, mz_ge(g)->solo_start, g->name,
@@ -648,7 +669,8 @@ int memz_table_end(struct memz_table *t, struct memz_table_view *v)
 		p = t->procs[i];
 		if (p->mem.rss > p->rss_max_seen)
 			p->rss_max_seen = p->mem.rss;
-		memz_detector_push(&p->det, &t->s, t->now, (double)p->mem.pss);
+		memz_detector_push(&p->det, &t->s, t->now, (double)p->mem.pss,
+				   owned_anon(p->mem.anonymous));
 	}
 	v->groups = NULL;
 	v->n_groups = 0;
@@ -658,6 +680,7 @@ int memz_table_end(struct memz_table *t, struct memz_table_view *v)
 	for (p = t->live; p; p = mz_pe(p)->lnext) {
 		mz_pe(p)->prev_group = p->has_sample ? p->group : NULL;
 		mz_pe(p)->prev_pss = (double)p->mem.pss;
+		mz_pe(p)->prev_anon = (double)p->mem.anonymous;
 		if (!p->has_sample)
 			p->group = NULL;
 	}

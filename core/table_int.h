@@ -33,6 +33,7 @@ struct mz_proc_entry {
 	double exact_t;
 	double joined_t; /* when it joined its group; -1: founded it */
 	double prev_pss;
+	double prev_anon; /* Anonymous, as prev_pss */
 	struct memz_group *prev_group; /* group last cycle, for membership */
 	int statm_fd, rollup_fd;
 	struct memz_statm_pages statm_at_exact, statm_last;
@@ -54,6 +55,8 @@ struct mz_group_entry {
 	int solo_pid;      /* its only member's, or 0 */
 	unsigned long long solo_start;
 	double join_delta; /* PSS that joined minus PSS that left this cycle */
+	double join_anon;  /* the same for Anonymous */
+	uint64_t anonymous; /* Anonymous summed: the detector's owned figure */
 	uint32_t hash;
 	struct memz_group *hnext, *lnext;
 };

@@ -20,10 +20,11 @@ int main(int argc, char **argv)
 	for (long i = 0; i < n; i++) {
 		x = x * 6364136223846793005ull + 1442695040888963407ull;
 		/* flat with noise, then slow growth: both horizons work */
-		events += (unsigned)memz_detector_push(
-			&d, &s, (double)i,
-			100e6 + (i > n / 2 ? 2048.0 * (double)(i - n / 2) : 0) +
-				(double)(x >> 44));
+		double v = 100e6 + (i > n / 2 ? 2048.0 * (double)(i - n / 2) : 0) +
+			   (double)(x >> 44);
+
+		events += (unsigned)memz_detector_push(&d, &s, (double)i, v,
+						       v - 50e6);
 	}
 	printf("%ld samples, %llu events, %zu bytes of state\n", n, events,
 	       sizeof d);

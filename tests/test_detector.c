@@ -12,6 +12,15 @@
 #include "check.h"
 #include "memz/detector.h"
 
+#ifdef BEFORE
+#define PUSH(d, s, t, v, a) memz_detector_push(d, s, t, v)
+#else
+#define PUSH(d, s, t, v, a) memz_detector_push(d, s, t, v, a)
+#endif
+
+/* A series whose anonymous half moves with it */
+#define PUSHV(d, s, t, v) PUSH(d, s, t, v, 0.5 * (v))
+
 #define KiB 1024.0
 #define MiB (1024.0 * 1024.0)
 
@@ -33,6 +42,12 @@ static double gauss(void)
 enum shape {
 	LINEAR, SLOW_EXP, EXPONENTIAL, BURSTS, SAW_RISING, SAW_LEVEL, FLAT,
 	WARMUP, STEP, STEPS, SPIKES, STOPS,
+	LATE,     /* flat until `until`, then linear at rate */
+	STAIRS,   /* flat until `until`, then `size` every `period` */
+	CHURN,    /* `size` every `period` under a bounded random walk */
+	FILEMAP,  /* PSS climbs at rate (a mapped file read through), anon flat */
+	REDIVIDE, /* shared `size` re-divided as one of 20 sharers exits every
+		   * `period`: PSS rises, RSS and anon flat */
 };
 
 struct series {
@@ -42,8 +57,22 @@ struct series {
 	double size;  /* burst, step, spike or amplitude, B */
 	double period; /* s */
 	double noise; /* sigma, B */
-	double until; /* the growth ends here (WARMUP, STOPS) */
+	double until; /* the growth ends (WARMUP, STOPS) or starts here */
 };
+
+/* The allocator churn of CHURN: a random walk of 128 KiB steps per second,
+ * reflected at +-1.5 MiB. Advanced once per sample, by sqrt(dt) steps. */
+static double walk;
+
+static double churn(double dt)
+{
+	walk += 128 * KiB * sqrt(dt) * gauss();
+	if (walk > 1.5 * MiB)
+		walk = 3 * MiB - walk;
+	if (walk < -1.5 * MiB)
+		walk = -3 * MiB - walk;
+	return walk;
+}
 
 static double value(const struct series *c, double t)
 {
@@ -78,8 +107,29 @@ static double value(const struct series *c, double t)
 	case SPIKES:
 		ph = fmod(t, c->period);
 		return base + (ph >= 100 && ph < 130 ? c->size : 0);
+	case LATE:
+		return base + (t > c->until ? c->rate * (t - c->until) : 0);
+	case STAIRS:
+		return base + (t >= c->until ? c->size * (1 + floor((t - c->until) /
+							     c->period)) : 0);
+	case CHURN:
+		return base + c->size * floor(t / c->period);
+	case FILEMAP:
+		return base + c->rate * t;
+	case REDIVIDE:
+		return base + c->size / (20 - fmin(19, floor(t / c->period)));
 	}
 	return base;
+}
+
+/* The anonymous part: what a leak grows; flat for mapped files and for
+ * shared pages re-divided. */
+static double anon_value(const struct series *c, double t, double pss)
+{
+	if (c->shape == FILEMAP || c->shape == REDIVIDE)
+		return 50 * MiB;
+	(void)t;
+	return pss - 150 * MiB;
 }
 
 struct outcome {
@@ -106,10 +156,14 @@ static void run(const struct series *c, double dt, double duration,
 	memset(o, 0, sizeof *o);
 	o->first = o->last_clear = o->clear_after = o->first_after = -1;
 	rng = 88172645463325252ull;
+	walk = 0;
 	for (double t = 0; t <= duration; t += dt) {
 		double v = value(c, t) + c->noise * gauss();
+		double a = anon_value(c, t, v);
+		if (c->shape == CHURN)
+			v += churn(dt), a = v - 150 * MiB;
 		n++;
-		if (!memz_detector_push(&d, &s, 1000 + t, v))
+		if (PUSH(&d, &s, 1000 + t, v, a) <= 0)
 			continue;
 		if (getenv("DETECTOR_DEBUG"))
 			fprintf(stderr, "  t=%.0f %s rate=%.0f r2=%.3f n=%u %s conf=%d\n",
@@ -155,6 +209,8 @@ static void must_flag(const struct series *c, double dt, double within,
 	fputc('\n', stderr);
 	CHECK(o.first >= 0);
 	CHECK(o.first <= within);
+	if (c->shape == LATE || c->shape == STAIRS)
+		CHECK(o.first > c->until);
 	CHECK(o.flagged_at_end);
 	CHECK_INT(o.starts_after, after ? 1 : o.starts);
 	CHECK_INT(o.starts, after ? o.starts : 1);
@@ -234,6 +290,45 @@ static void flags(void)
 	}
 }
 
+/*
+ * Leaks that begin after a flat history (a code path that starts leaking
+ * after a deploy), bursty leaks, and a leak under allocator churn: latency
+ * counted from the onset.
+ */
+static void flags_late(void)
+{
+	static const struct series fast1[] = {
+		{ "late 64 KiB/s, noise 16 KiB", LATE, 64 * KiB, 0, 0, 16 * KiB, 600 },
+		{ "late 256 KiB/s, noise 64 KiB", LATE, 256 * KiB, 0, 0, 64 * KiB, 600 },
+		{ "late 1 MiB/s, noise 256 KiB", LATE, MiB, 0, 0, 256 * KiB, 600 },
+		{ "late 64 KiB/s after 1 min", LATE, 64 * KiB, 0, 0, 16 * KiB, 60 },
+	};
+	static const struct series fast10[] = {
+		{ "late 32 KiB/s, noise 64 KiB", LATE, 32 * KiB, 0, 0, 64 * KiB, 600 },
+		{ "late 128 KiB/s, noise 256 KiB", LATE, 128 * KiB, 0, 0, 256 * KiB, 600 },
+		{ "late 1 MiB/s, noise 1 MiB", LATE, MiB, 0, 0, MiB, 600 },
+		{ "late 32 KiB/s after 1 min", LATE, 32 * KiB, 0, 0, 64 * KiB, 60 },
+	};
+	static const struct series stairs[] = {
+		{ "stairs 4 MiB / 30 s", STAIRS, 0, 4 * MiB, 30, 32 * KiB, 0 },
+		{ "stairs 4 MiB / 30 s after 20 min", STAIRS, 0, 4 * MiB, 30, 32 * KiB, 1200 },
+	};
+	static const struct series churn = {
+		"1 MiB / 60 s, churn +-1.5 MiB", CHURN, 0, MiB, 60, 0, 0
+	};
+
+	for (size_t i = 0; i < sizeof fast1 / sizeof fast1[0]; i++)
+		must_flag(&fast1[i], 1, fast1[i].until + 8, 1800, 0);
+	for (size_t i = 0; i < sizeof fast10 / sizeof fast10[0]; i++)
+		must_flag(&fast10[i], 10, fast10[i].until + 120, 1800, 0);
+	for (int k = 0; k < 2; k++) {
+		double dt = k ? 10 : 1;
+		for (size_t i = 0; i < sizeof stairs / sizeof stairs[0]; i++)
+			must_flag(&stairs[i], dt, stairs[i].until + 300, 3600, 0);
+		must_flag(&churn, dt, 900, 3600, 0);
+	}
+}
+
 static void not_flags(void)
 {
 	static const struct series flat[] = {
@@ -258,8 +353,19 @@ static void not_flags(void)
 		64 * KiB, 0
 	};
 
+	/* growth the process does not own: page cache of a file it maps,
+	 * shared pages re-divided as the other sharers exit */
+	static const struct series owned[] = {
+		{ "mapped file read at 4 MiB/s", FILEMAP, 4 * MiB, 0, 0, 64 * KiB, 0 },
+		{ "mapped file read at 64 KiB/s", FILEMAP, 64 * KiB, 0, 0, 16 * KiB, 0 },
+		{ "200 MiB re-divided, 1 of 20 / 30 s", REDIVIDE, 0, 200 * MiB, 30, 64 * KiB, 0 },
+		{ "200 MiB re-divided, 1 of 20 / 5 s", REDIVIDE, 0, 200 * MiB, 5, 64 * KiB, 0 },
+	};
+
 	for (int k = 0; k < 2; k++) {
 		double dt = k ? 10 : 1;
+		for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++)
+			must_not(&owned[i], dt, 0, 3600);
 		for (size_t i = 0; i < sizeof flat / sizeof flat[0]; i++)
 			must_not(&flat[i], dt, 0, 3600);
 		for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
@@ -301,7 +407,7 @@ static void verdict_fields(void)
 	rng = 7;
 	for (int i = 0; i < 30; i++) {
 		double t = 50 + 10.0 * i;
-		if (memz_detector_push(&d, &s, t, 300 * MiB + 128 * KiB * t +
+		if (PUSHV(&d, &s, t, 300 * MiB + 128 * KiB * t +
 						     64 * KiB * gauss()) &&
 		    flagged < 0)
 			flagged = t;
@@ -318,7 +424,7 @@ static void verdict_fields(void)
 	/* below LeakMinSize nothing is judged */
 	memz_detector_init(&d);
 	for (int i = 0; i < 30; i++)
-		memz_detector_push(&d, &s, i, 100 * KiB + 20 * KiB * i);
+		PUSHV(&d, &s, i, 100 * KiB + 20 * KiB * i);
 	CHECK(!d.verdict.leak);
 	CHECK_NEAR(d.verdict.rate_bps, 20 * KiB, 1);
 	CHECK(d.verdict.confidence < 50);
@@ -334,12 +440,12 @@ static void flat(void)
 {
 	struct memz_settings s;
 	struct memz_detector d;
-	int cleared = 0;
+	int cleared = 0, cleared_t = -1;
 
 	memz_settings_init(&s);
 	memz_detector_init(&d);
 	for (int i = 0; i < 3 * MEMZ_DET_RING; i++) {
-		memz_detector_push(&d, &s, i, 300 * MiB);
+		PUSHV(&d, &s, i, 300 * MiB);
 		CHECK(!d.verdict.leak);
 		CHECK_INT(d.verdict.horizon, MEMZ_HORIZON_SHORT);
 		CHECK_INT(d.verdict.samples,
@@ -352,20 +458,27 @@ static void flat(void)
 	/* a value and its time repeated: no fit, no samples */
 	memz_detector_init(&d);
 	for (int i = 0; i < 4; i++)
-		memz_detector_push(&d, &s, 5, 300 * MiB);
+		PUSHV(&d, &s, 5, 300 * MiB);
 	CHECK_INT(d.verdict.samples, 0);
 
 	memz_detector_init(&d);
 	for (int i = 0; i < 60; i++)
-		memz_detector_push(&d, &s, i, 300 * MiB + 1 * MiB * i);
+		PUSHV(&d, &s, i, 300 * MiB + 1 * MiB * i);
 	CHECK(d.verdict.leak);
-	for (int i = 60; i < 60 + 2 * MEMZ_DET_RING; i++)
-		cleared += memz_detector_push(&d, &s, i, 360 * MiB);
+	/* it stands for three buckets (180 s) after the short horizon lets
+	 * go, within half a ring of the growth stopping */
+	for (int i = 60; i < 60 + 2 * MEMZ_DET_RING + 180; i++) {
+		if (PUSHV(&d, &s, i, 360 * MiB) == 1) {
+			cleared++;
+			cleared_t = i;
+		}
+	}
 	CHECK_INT(cleared, 1);
+	CHECK(cleared_t >= 60 + 180 && cleared_t <= 60 + MEMZ_DET_RING / 2 + 180);
 	CHECK(!d.verdict.leak);
 	CHECK_NEAR(d.verdict.rate_bps, 0, 0);
 	CHECK_INT(d.verdict.samples, MEMZ_DET_RING);
-	memz_detector_push(&d, &s, 200, 361 * MiB);
+	PUSHV(&d, &s, 400, 361 * MiB);
 	CHECK(d.verdict.rate_bps > 0);
 }
 
@@ -389,8 +502,8 @@ static void rebase(void)
 		if (members != prev_members)
 			memz_detector_rebase(&based, (members - prev_members) * 50 * MiB);
 		prev_members = members;
-		raw_events += (unsigned)memz_detector_push(&raw, &s, t, v);
-		based_events += (unsigned)memz_detector_push(&based, &s, t, v);
+		raw_events += (unsigned)PUSHV(&raw, &s, t, v);
+		based_events += (unsigned)PUSHV(&based, &s, t, v);
 	}
 	CHECK(raw_events > 0);
 	CHECK_INT(based_events, 0);
@@ -421,9 +534,9 @@ static void bucket_numbers_reanchor(void)
 	memz_detector_init(old);
 	memz_detector_init(fresh);
 	for (int t = 0; t <= 70000; t++) {
-		memz_detector_push(old, &set, t, reanchor_series(t));
+		PUSHV(old, &set, t, reanchor_series(t));
 		if (t >= 69000)
-			memz_detector_push(fresh, &set, t, reanchor_series(t));
+			PUSHV(fresh, &set, t, reanchor_series(t));
 	}
 	CHECK(fresh->verdict.leak);
 	CHECK(old->verdict.leak);
@@ -442,6 +555,7 @@ int main(void)
 	rebase();
 	fprintf(stderr, "| series | cadence | want | first flag | samples | starts |\n");
 	flags();
+	flags_late();
 	not_flags();
 	clears();
 	return check_status();
