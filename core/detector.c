@@ -724,11 +724,13 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 	double w = memz_detector_bucket_width(s);
 	float y, a;
 
-	if (!isfinite(t) || !isfinite(bytes) || (d->n && t < d->t_last))
+	if (!isfinite(t) || !isfinite(bytes))
 		return -EINVAL;
 	if (fabs(t) > MEMZ_DET_T_MAX || fabs(bytes) > MEMZ_DET_BYTES_MAX ||
 	    !(w >= 1e-3 && w <= MEMZ_DET_T_MAX))
 		return -ERANGE;
+	if (d->n && t < d->t_last)
+		return -EINVAL;
 	if (!(anon >= 0) || anon > MEMZ_DET_BYTES_MAX)
 		anon = NAN;
 	if (!d->n) {

@@ -9,7 +9,8 @@
 #include "memz/trace.h"
 
 static const char *const col_name[MEMZ_TRACE_FIELDS] = {
-	"t", "pid", "start", "name", "pss_kb", "rss_kb", "anon_kb", "swap_kb"
+	"t", "pid", "start", "name", "pss_kb", "rss_kb", "anon_kb", "swap_kb",
+	"pss_anon_kb", "pss_file_kb", "pss_shmem_kb"
 };
 
 void memz_trace_reader_init(struct memz_trace_reader *r, FILE *f,
@@ -201,6 +202,17 @@ static bool parse_t(const char *s, double *out)
 	return *end == '\0' && isfinite(*out);
 }
 
+/* The header of version 2, or of version 1: how many fields a row has. */
+static unsigned header_fields(const struct memz_trace_reader *r, int nf)
+{
+	if (nf != MEMZ_TRACE_FIELDS && nf != MEMZ_TRACE_FIELDS_V1)
+		return 0;
+	for (int i = 0; i < nf; i++)
+		if (strcmp(r->field[i], col_name[i]))
+			return 0;
+	return (unsigned)nf;
+}
+
 int memz_trace_next(struct memz_trace_reader *r, struct memz_trace_row *row)
 {
 	int nf;
@@ -218,20 +230,22 @@ int memz_trace_next(struct memz_trace_reader *r, struct memz_trace_row *row)
 		}
 		if (r->header_seen)
 			break;
-		if (nf != MEMZ_TRACE_FIELDS)
-			goto bad_header;
-		for (int i = 0; i < MEMZ_TRACE_FIELDS; i++)
-			if (strcmp(r->field[i], col_name[i]))
-				goto bad_header;
+		r->fields = header_fields(r, nf);
+		if (!r->fields)
+			return fail(r, -EINVAL,
+				    "bad header (expected %s, or version 1: %s)",
+				    MEMZ_TRACE_HEADER, MEMZ_TRACE_HEADER_V1);
 		r->header_seen = true;
 	}
-	if (nf != MEMZ_TRACE_FIELDS)
-		return fail(r, -EINVAL, "%d fields, expected %d", nf,
-			    MEMZ_TRACE_FIELDS);
+	if ((unsigned)nf != r->fields)
+		return fail(r, -EINVAL, "%d fields, expected %u", nf, r->fields);
 
 	if (!parse_t(r->field[0], &row->t))
 		return fail(r, -EINVAL, "t \"%s\" is not a decimal number",
 			    r->field[0]);
+	if (row->t > MEMZ_TRACE_T_MAX)
+		return fail(r, -EINVAL, "t \"%s\" is beyond %.0f s",
+			    r->field[0], MEMZ_TRACE_T_MAX);
 	if (r->has_t && row->t < r->last_t)
 		return fail(r, -EINVAL, "t goes backwards (%s after %.3f)",
 			    r->field[0], r->last_t);
@@ -248,8 +262,8 @@ int memz_trace_next(struct memz_trace_reader *r, struct memz_trace_row *row)
 	row->start = (unsigned long long)v;
 	memcpy(row->name, r->field[3], r->flen[3] + 1);
 	row->name_len = r->flen[3];
-	for (int i = 0; i < 4; i++) {
-		const char *f = r->field[4 + i];
+	for (unsigned i = 0; i < MEMZ_TRACE_COLS; i++) {
+		const char *f = 4 + i < r->fields ? r->field[4 + i] : "";
 		row->has[i] = *f != '\0';
 		row->kb[i] = 0;
 		if (row->has[i] && !parse_u64(f, UINT64_MAX / 1024, &row->kb[i]))
@@ -258,9 +272,6 @@ int memz_trace_next(struct memz_trace_reader *r, struct memz_trace_row *row)
 				    col_name[4 + i], f);
 	}
 	return 1;
-
-bad_header:
-	return fail(r, -EINVAL, "bad header (expected %s)", MEMZ_TRACE_HEADER);
 }
 
 int memz_trace_write_header(FILE *f)
@@ -281,6 +292,8 @@ int memz_trace_write_row(FILE *f, const struct memz_trace_row *row)
 	bool q = needs_quotes(row->name, row->name_len);
 	int rc = 0;
 
+	if (!(row->t >= 0 && row->t <= MEMZ_TRACE_T_MAX))
+		return -ERANGE;
 	if (fprintf(f, "%.3f,%d,%llu,", row->t, row->pid, row->start) < 0)
 		return -EIO;
 	if (q)
@@ -292,7 +305,7 @@ int memz_trace_write_row(FILE *f, const struct memz_trace_row *row)
 	}
 	if (q)
 		rc |= putc('"', f) == EOF;
-	for (int i = 0; i < 4; i++) {
+	for (int i = 0; i < MEMZ_TRACE_COLS; i++) {
 		rc |= putc(',', f) == EOF;
 		if (row->has[i])
 			rc |= fprintf(f, "%" PRIu64, row->kb[i]) < 0;

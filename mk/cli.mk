@@ -24,4 +24,5 @@ EXTRA_DIST += tests/test_replay.sh \
 	tests/traces/group-by-name.expected tests/traces/group-minrate.expected \
 	tests/traces/bad-backwards.csv tests/traces/bad-fields.csv \
 	tests/traces/bad-header.csv tests/traces/bad-number.csv \
-	tests/traces/bad-quote.csv
+	tests/traces/bad-quote.csv tests/traces/bad-time.csv \
+	tests/traces/v2.csv tests/traces/v2.expected

@@ -3,6 +3,7 @@
  * the detector must flag and every shape it must not, at 1 s and 10 s
  * cadence, with deterministic noise. Prints a latency / false-alarm table.
  */
+#include <errno.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -547,8 +548,51 @@ static void bucket_numbers_reanchor(void)
 	free(fresh);
 }
 
+/*
+ * Samples the history cannot hold are refused and change nothing: a time
+ * of 1e300 (a hostile trace) would become a bucket number out of int64_t's
+ * range, a huge size a float offset out of float's.
+ */
+static void bad_input(void)
+{
+	struct memz_settings s;
+	struct memz_detector d, copy;
+
+	memz_settings_init(&s);
+	memz_detector_init(&d);
+	for (int i = 0; i < 20; i++)
+		CHECK(PUSHV(&d, &s, 100 + i, 300 * MiB + MiB * i) >= 0);
+	CHECK(d.verdict.leak);
+	copy = d;
+	CHECK_INT(PUSHV(&d, &s, 1e300, 300 * MiB), -ERANGE);
+	CHECK_INT(PUSHV(&d, &s, -1e300, 300 * MiB), -ERANGE);
+	CHECK_INT(PUSHV(&d, &s, MEMZ_DET_T_MAX * 2, 300 * MiB), -ERANGE);
+	CHECK_INT(PUSHV(&d, &s, 200, 1e300), -ERANGE);
+	CHECK_INT(PUSHV(&d, &s, 200, -1e19), -ERANGE);
+	CHECK_INT(PUSHV(&d, &s, NAN, 300 * MiB), -EINVAL);
+	CHECK_INT(PUSHV(&d, &s, INFINITY, 300 * MiB), -EINVAL);
+	CHECK_INT(PUSHV(&d, &s, 200, NAN), -EINVAL);
+	CHECK_INT(PUSHV(&d, &s, 50, 300 * MiB), -EINVAL); /* backwards */
+	/* a rebase that would carry the history out of range is dropped */
+	memz_detector_rebase(&d, 1e300);
+	memz_detector_rebase(&d, NAN);
+	memz_detector_rebase_anon(&d, -INFINITY);
+	CHECK(memcmp(&d, &copy, sizeof d) == 0);
+	/* an anon figure out of range is unknown, not an error */
+	CHECK(PUSH(&d, &s, 120, 320 * MiB, 1e300) >= 0);
+	CHECK_INT(d.n, copy.n + 1);
+	CHECK(d.verdict.leak);
+
+	/* the largest accepted time and size still work */
+	memz_detector_init(&d);
+	CHECK_INT(PUSHV(&d, &s, MEMZ_DET_T_MAX, MEMZ_DET_BYTES_MAX), 0);
+	CHECK_INT(PUSHV(&d, &s, MEMZ_DET_T_MAX, MEMZ_DET_BYTES_MAX), 0);
+	CHECK_INT(d.n, 2);
+}
+
 int main(void)
 {
+	bad_input();
 	bucket_numbers_reanchor();
 	verdict_fields();
 	flat();

@@ -3,13 +3,19 @@
  * CRLF, and every rejection with its line number and reason.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "check.h"
 #include "memz/trace.h"
 
-#define H MEMZ_TRACE_HEADER "\n"
+/* most cases read version 1, which every reader keeps reading */
+#define H MEMZ_TRACE_HEADER_V1 "\n"
+#define H2 MEMZ_TRACE_HEADER "\n"
+#define BAD_HEADER \
+	"bad header (expected " MEMZ_TRACE_HEADER ", or version 1: " \
+	MEMZ_TRACE_HEADER_V1 ")"
 
 static struct memz_trace_reader r;
 static struct memz_trace_row row;
@@ -44,7 +50,7 @@ static void rejects(const char *text, const char *err)
 static void good(void)
 {
 	unsigned rows;
-	static const char crlf[] = "# c\r\n" MEMZ_TRACE_HEADER "\r\n"
+	static const char crlf[] = "# c\r\n" MEMZ_TRACE_HEADER_V1 "\r\n"
 				   "0.5,7,9,x,1,2,3,4\r\n";
 
 	CHECK_INT(READ("# recorded by memz\n#\n" H
@@ -82,9 +88,10 @@ static void bad(void)
 	rejects("", "x.csv:1: no header (expected " MEMZ_TRACE_HEADER ")");
 	rejects("# only\n", "x.csv:2: no header (expected " MEMZ_TRACE_HEADER ")");
 	rejects("t,pid,start,name,pss_kb,rss_kb,anon_kb\n",
-		"x.csv:1: bad header (expected " MEMZ_TRACE_HEADER ")");
+		"x.csv:1: " BAD_HEADER);
 	rejects("# c\nt,pid,start,comm,pss_kb,rss_kb,anon_kb,swap_kb\n",
-		"x.csv:2: bad header (expected " MEMZ_TRACE_HEADER ")");
+		"x.csv:2: " BAD_HEADER);
+	rejects(MEMZ_TRACE_HEADER_V1 ",pss_anon_kb\n", "x.csv:1: " BAD_HEADER);
 	rejects(H "1,1,1,a,1,1,1\n", "x.csv:2: 7 fields, expected 8");
 	rejects(H "1,1,1,a,1,1,1,1,1\n", "x.csv:2: 9 fields, expected 8");
 	rejects(H "2,1,1,a,1,1,1,1\n1.999,1,1,a,1,1,1,1\n",
@@ -161,14 +168,15 @@ static void round_trip(void)
 					    .start = 1000 + i };
 		w.name_len = strlen(names[i]);
 		memcpy(w.name, names[i], w.name_len + 1);
-		for (int k = 0; k < 4; k++) {
+		for (int k = 0; k < MEMZ_TRACE_COLS; k++) {
 			w.kb[k] = i * 10 + (unsigned)k;
 			w.has[k] = k != (int)(i % 4);
 		}
 		CHECK_INT(memz_trace_write_row(f, &w), 0);
 	}
 	fclose(f);
-	CHECK(strstr(buf, "\n1.250,2,1001,\"a,b\",10,,12,13\n") != NULL);
+	CHECK(strstr(buf, MEMZ_TRACE_HEADER "\n") == buf);
+	CHECK(strstr(buf, "\n1.250,2,1001,\"a,b\",10,,12,13,14,15,16\n") != NULL);
 	CHECK(strstr(buf, ",\"say \"\"hi\"\"\",") != NULL);
 
 	f = fmemopen(buf, strlen(buf), "r");
@@ -187,9 +195,83 @@ static void round_trip(void)
 	fclose(f);
 }
 
+/* Version 2 carries the PSS split; version 1 rows have none. */
+static void version2(void)
+{
+	unsigned rows;
+
+	CHECK_INT(READ(H2 "1,7,9,x,100,120,60,0,55,40,5\n", &rows), 0);
+	CHECK_INT(rows, 1);
+	CHECK_INT(r.fields, MEMZ_TRACE_FIELDS);
+	CHECK_U64(row.kb[MEMZ_TRACE_PSS], 100);
+	CHECK_U64(row.kb[MEMZ_TRACE_ANON], 60);
+	CHECK_U64(row.kb[MEMZ_TRACE_PSS_ANON], 55);
+	CHECK_U64(row.kb[MEMZ_TRACE_PSS_FILE], 40);
+	CHECK_U64(row.kb[MEMZ_TRACE_PSS_SHMEM], 5);
+	CHECK(row.has[MEMZ_TRACE_PSS_ANON] && row.has[MEMZ_TRACE_PSS_SHMEM]);
+	/* a kernel without the split leaves it empty */
+	CHECK_INT(READ(H2 "1,7,9,x,100,120,60,0,,,\n", &rows), 0);
+	CHECK(row.has[MEMZ_TRACE_ANON] && !row.has[MEMZ_TRACE_PSS_ANON] &&
+	      !row.has[MEMZ_TRACE_PSS_FILE] && !row.has[MEMZ_TRACE_PSS_SHMEM]);
+
+	CHECK_INT(READ(H "1,7,9,x,100,120,60,0\n", &rows), 0);
+	CHECK_INT(r.fields, MEMZ_TRACE_FIELDS_V1);
+	CHECK(row.has[MEMZ_TRACE_ANON] && !row.has[MEMZ_TRACE_PSS_ANON]);
+	CHECK_U64(row.kb[MEMZ_TRACE_PSS_ANON], 0);
+
+	rejects(H2 "1,7,9,x,100,120,60,0\n", "x.csv:2: 8 fields, expected 11");
+	rejects(H "1,7,9,x,100,120,60,0,55,40,5\n",
+		"x.csv:2: 11 fields, expected 8");
+	rejects(H2 "1,7,9,x,1,1,1,1,1,1,5k\n",
+		"x.csv:2: pss_shmem_kb \"5k\" is not a size in KiB (digits, or empty)");
+}
+
+/*
+ * A t the detector cannot hold (it becomes a bucket number, an integer) is
+ * refused where it is read, and never written.
+ */
+static void huge_time(void)
+{
+	char text[512], t[302];
+	struct memz_trace_row w = { .pid = 1 };
+	unsigned rows;
+	FILE *f;
+	char buf[256];
+
+	memset(t, '0', sizeof t - 1);
+	t[0] = '1';
+	t[sizeof t - 1] = '\0'; /* 1e300 */
+	snprintf(text, sizeof text, H "1,1,1,a,1,1,1,1\n%s,1,1,a,1,1,1,1\n", t);
+	CHECK_INT(read_all(text, strlen(text), &rows), -EINVAL);
+	CHECK_INT(rows, 1);
+	CHECK(strstr(r.err, "x.csv:3: t \"1000") == r.err);
+	CHECK(strstr(r.err, "\" is beyond 1000000000000 s") != NULL);
+	rejects(H "1000000000000.001,1,1,a,1,1,1,1\n",
+		"x.csv:2: t \"1000000000000.001\" is beyond 1000000000000 s");
+	CHECK_INT(READ(H "1000000000000.000,1,1,a,1,1,1,1\n", &rows), 0);
+	CHECK_INT(rows, 1);
+
+	f = fmemopen(buf, sizeof buf, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	w.t = 1e300;
+	CHECK_INT(memz_trace_write_row(f, &w), -ERANGE);
+	w.t = NAN;
+	CHECK_INT(memz_trace_write_row(f, &w), -ERANGE);
+	w.t = -1;
+	CHECK_INT(memz_trace_write_row(f, &w), -ERANGE);
+	w.t = MEMZ_TRACE_T_MAX;
+	CHECK_INT(memz_trace_write_row(f, &w), 0);
+	fclose(f);
+	CHECK(strncmp(buf, "1000000000000.000,1,0,,", 23) == 0);
+}
+
 int main(void)
 {
 	good();
+	version2();
+	huge_time();
 	bad();
 	nul_byte();
 	long_field();

@@ -1,8 +1,10 @@
 /*
- * trace.h - the trace format of docs/trace-format.md (version 1): CSV
- * as in RFC 4180, '#' comment lines, the header
- *   t,pid,start,name,pss_kb,rss_kb,anon_kb,swap_kb
- * and one row per process per cycle.
+ * trace.h - the trace format of docs/trace-format.md: CSV as in RFC 4180,
+ * '#' comment lines, a header naming the columns and one row per process
+ * per cycle. Version 2 (written) has the header
+ *   t,pid,start,name,pss_kb,rss_kb,anon_kb,swap_kb,pss_anon_kb,pss_file_kb,pss_shmem_kb
+ * version 1 (still read) the first eight of those; its rows have no PSS
+ * split (has[] false there).
  *
  * The reader is strict: a row whose t goes backwards, whose number of fields
  * is wrong or whose numbers do not parse is rejected with "FILE:LINE: reason"
@@ -18,12 +20,18 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#define MEMZ_TRACE_HEADER "t,pid,start,name,pss_kb,rss_kb,anon_kb,swap_kb"
-#define MEMZ_TRACE_FIELDS 8
+#define MEMZ_TRACE_HEADER_V1 "t,pid,start,name,pss_kb,rss_kb,anon_kb,swap_kb"
+#define MEMZ_TRACE_HEADER MEMZ_TRACE_HEADER_V1 ",pss_anon_kb,pss_file_kb,pss_shmem_kb"
+#define MEMZ_TRACE_FIELDS_V1 8
+#define MEMZ_TRACE_FIELDS 11
 #define MEMZ_TRACE_FIELD_MAX 1024 /* bytes of one field; longer is an error */
+/* The latest t a reader accepts, in seconds (31,700 years): what the leak
+ * detector takes (MEMZ_DET_T_MAX), and exact to the millisecond. */
+#define MEMZ_TRACE_T_MAX 1e12
 
 enum memz_trace_col { MEMZ_TRACE_PSS, MEMZ_TRACE_RSS, MEMZ_TRACE_ANON,
-		      MEMZ_TRACE_SWAP };
+		      MEMZ_TRACE_SWAP, MEMZ_TRACE_PSS_ANON, MEMZ_TRACE_PSS_FILE,
+		      MEMZ_TRACE_PSS_SHMEM, MEMZ_TRACE_COLS };
 
 struct memz_trace_row {
 	double t;
@@ -31,8 +39,9 @@ struct memz_trace_row {
 	unsigned long long start;
 	char name[MEMZ_TRACE_FIELD_MAX]; /* raw bytes, NUL-terminated */
 	size_t name_len;
-	uint64_t kb[4];  /* indexed by enum memz_trace_col */
-	bool has[4];     /* false: the field was empty (not readable) */
+	uint64_t kb[MEMZ_TRACE_COLS]; /* indexed by enum memz_trace_col */
+	bool has[MEMZ_TRACE_COLS];    /* false: empty (not readable), or a
+				       * column version 1 does not have */
 };
 
 struct memz_trace_reader {
@@ -41,6 +50,7 @@ struct memz_trace_reader {
 	unsigned line;    /* physical line being read */
 	unsigned row_line; /* line where the last record started */
 	bool header_seen, has_t;
+	unsigned fields;  /* per row: the header's, MEMZ_TRACE_FIELDS(_V1) */
 	double last_t;
 	char err[MEMZ_TRACE_FIELD_MAX + 256];
 	char field[MEMZ_TRACE_FIELDS][MEMZ_TRACE_FIELD_MAX];
@@ -53,12 +63,15 @@ void memz_trace_reader_init(struct memz_trace_reader *r, FILE *f,
 /*
  * The next row: 1 and *row filled, 0 at the end of the file, or -EINVAL
  * (malformed) / -EIO (read error) with r->err holding "FILE:LINE: reason".
- * A file without a header is malformed, as is an empty one.
+ * A file without a header is malformed, as is an empty one, and so is a t
+ * beyond MEMZ_TRACE_T_MAX.
  */
 int memz_trace_next(struct memz_trace_reader *r, struct memz_trace_row *row);
 
-/* Writing: the header line, then one line per row. t is written with
- * millisecond precision; the name is quoted when it needs to be. 0 or -EIO. */
+/* Writing (version 2): the header line, then one line per row. t is
+ * written with millisecond precision; the name is quoted when it needs to
+ * be. 0, -EIO, or -ERANGE for a t that is negative, not finite or beyond
+ * MEMZ_TRACE_T_MAX (the reader would refuse it). */
 int memz_trace_write_header(FILE *f);
 int memz_trace_write_row(FILE *f, const struct memz_trace_row *row);
 

@@ -43,10 +43,16 @@ static int write_cycle(FILE *out, const struct memz_snapshot *snap, double t,
 		row->kb[MEMZ_TRACE_RSS] = p->mem.rss / 1024;
 		row->kb[MEMZ_TRACE_ANON] = p->mem.anonymous / 1024;
 		row->kb[MEMZ_TRACE_SWAP] = p->mem.swap / 1024;
-		for (int k = 0; k < 4; k++)
+		row->kb[MEMZ_TRACE_PSS_ANON] = p->mem.pss_anon / 1024;
+		row->kb[MEMZ_TRACE_PSS_FILE] = p->mem.pss_file / 1024;
+		row->kb[MEMZ_TRACE_PSS_SHMEM] = p->mem.pss_shmem / 1024;
+		for (int k = 0; k < MEMZ_TRACE_COLS; k++)
 			row->has[k] = readable;
 		/* RSS comes from statm, readable even when smaps_rollup is not */
 		row->has[MEMZ_TRACE_RSS] = true;
+		/* kernels before 5.10 have no split: left empty, not guessed */
+		for (int k = MEMZ_TRACE_PSS_ANON; k <= MEMZ_TRACE_PSS_SHMEM; k++)
+			row->has[k] = readable && p->mem.has_pss_anon;
 		if (memz_trace_write_row(out, row))
 			return -EIO;
 	}
@@ -119,7 +125,7 @@ int cli_record(int argc, char **argv)
 	}
 	memz_snapshot_init(&snap);
 	cli_catch_signals();
-	fprintf(out, "# memz trace v1, interval %g s\n", interval);
+	fprintf(out, "# memz trace v2, interval %g s\n", interval);
 	if (memz_trace_write_header(out)) {
 		status = 1;
 		goto release;

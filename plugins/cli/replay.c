@@ -117,8 +117,15 @@ static int replay(FILE *f, const char *path, const struct memz_settings *s)
 		p->mem.pss = row->kb[MEMZ_TRACE_PSS] * 1024;
 		p->mem.rss = row->kb[MEMZ_TRACE_RSS] * 1024;
 		p->mem.anonymous = row->kb[MEMZ_TRACE_ANON] * 1024;
-		p->mem.pss_anon = p->mem.anonymous;
 		p->mem.swap = row->kb[MEMZ_TRACE_SWAP] * 1024;
+		/* version 1, or a kernel without the split: Anonymous stands
+		 * in for Pss_Anon, as the live readers do */
+		p->mem.has_pss_anon = row->has[MEMZ_TRACE_PSS_ANON];
+		p->mem.pss_anon = p->mem.has_pss_anon
+					  ? row->kb[MEMZ_TRACE_PSS_ANON] * 1024
+					  : p->mem.anonymous;
+		p->mem.pss_file = row->kb[MEMZ_TRACE_PSS_FILE] * 1024;
+		p->mem.pss_shmem = row->kb[MEMZ_TRACE_PSS_SHMEM] * 1024;
 		p->pss_age = 0;
 		p->has_sample = row->has[MEMZ_TRACE_PSS];
 		p->denied = !row->has[MEMZ_TRACE_PSS];
