@@ -15,7 +15,7 @@ EXTRA_DIST += tests/test_cli.sh
 
 # memz replay over recorded traces
 UNIT_TESTS += tests/test_replay.sh
-EXTRA_DIST += tests/test_replay.sh \
+EXTRA_DIST += tests/test_replay.sh docs/trace-format.md \
 	tests/traces/leak.csv tests/traces/leak.expected \
 	tests/traces/leak-minrate.expected \
 	tests/traces/flat.csv tests/traces/flat.expected \
