@@ -514,6 +514,51 @@ static void rebase(void)
 	CHECK_NEAR(based.base, 0, 0);
 }
 
+/*
+ * A group of 20 forked workers sharing 200 MiB of anonymous pages, one
+ * leaving every 30 s (at 1 s and 10 s cadence), each leaver's PSS and
+ * Anonymous rebased away as the table does: the survivors' PSS rises as
+ * the shared pages are re-divided, their Anonymous (which counts shared
+ * pages whole) does not. With Anonymous the group is never flagged; from
+ * PSS alone it is.
+ */
+static void group_leaves(void)
+{
+	struct memz_settings s;
+
+	memz_settings_init(&s);
+	for (int k = 0; k < 2; k++) {
+		double dt = k ? 10 : 1;
+		unsigned events[2] = { 0, 0 };
+
+		for (int known = 0; known < 2; known++) {
+			struct memz_detector d;
+			int n = 20;
+
+			memz_detector_init(&d);
+			rng = 11;
+			for (double t = 0; t <= 1800; t += dt) {
+				int left = 20 - (int)fmin(18, floor(t / 30));
+				double pss, anon;
+
+				for (; n > left; n--) {
+					/* the leaver's last figures */
+					memz_detector_rebase(&d, -(10 * MiB + 200 * MiB / n));
+					memz_detector_rebase_anon(&d, -210 * MiB);
+				}
+				pss = n * 10 * MiB + 200 * MiB + 64 * KiB * gauss();
+				anon = n * 210 * MiB;
+				events[known] += PUSH(&d, &s, t, pss,
+						      known ? anon : NAN) == 1;
+			}
+		}
+		fprintf(stderr, "| %-34s | %4.0f s | none | events %u, %u from PSS alone\n",
+			"group of 20 forks, 1 leaves / 30 s", dt, events[1], events[0]);
+		CHECK_INT(events[1], 0);
+		CHECK(events[0] > 0);
+	}
+}
+
 /* ---- the detector's 16-bit bucket numbers (detector.h): a history of
  * 70,000 buckets, past where they would overflow, gives the verdict a fresh
  * detector gives on the same recent samples ---- */
@@ -601,6 +646,7 @@ int main(void)
 	flags();
 	flags_late();
 	not_flags();
+	group_leaves();
 	clears();
 	return check_status();
 }
