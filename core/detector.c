@@ -1,5 +1,6 @@
 /*
- * detector.c - leak verdicts from one PSS series.
+ * detector.c - leak verdicts from one PSS series, with the series'
+ * Anonymous beside it.
  *
  * The naive rules (a slope, R², drawdown over a short raw window) flag
  * steps, thread pools, warm-ups and the ramps of a saw-tooth, and miss slow
@@ -35,11 +36,13 @@
  * the floor is the suffix minimum of the bucket minima (the lowest the
  * series went from each bucket on). Spikes that come back down and a level
  * saw-tooth leave it flat; a leak, bursty or not, and a rising saw-tooth
- * floor make it climb. A verdict starts when, over at least LONG_MIN buckets,
+ * floor make it climb. A verdict starts when, over a window of at least
+ * LONG_FAST buckets,
  *   - the floor's OLS slope is at least LeakSlowMinRate with R² at least
  *     LeakMinR2;
- *   - each third of the history rose (THIRD_MIN of the slope's prediction):
- *     a single step, or steps close together, lift one third only;
+ *   - from LONG_MIN buckets on, each third of the window rose (THIRD_MIN of
+ *     the slope's prediction): a single step, or steps close together,
+ *     lift one third only;
  *   - the last RECENT buckets still rose (RECENT_MIN), so a leak that stopped
  *     clears within a few buckets;
  *   - the floor rose by more than NOISE_MULT times the noise (median step
@@ -77,6 +80,7 @@
 #define RECENT_HOLD 0.1
 #define NOISE_MULT 3.0
 #define LONG_FAST 4
+#define FAST_NOISE_MULT 2.0
 #define ANON_SHARE 0.5
 /* re-anchor short-ring times before float offsets lose milliseconds */
 #define T_REANCHOR 4096.0
@@ -542,11 +546,13 @@ static bool long_window(const struct memz_detector *d,
 		return false;
 	if (nb < LONG_MIN) {
 		/* few buckets: the floor rose in every one of them, by no
-		 * less than a share of the average, which no lone step or
-		 * two, nor any warm-up that levels, does */
+		 * less than a share of the average and clear of the noise
+		 * (a minimum of a few noisy samples wanders by about one
+		 * noise width), which no lone step or two, nor any warm-up
+		 * that levels, does */
 		double each = THIRD_MIN * (env[nb - 1] - env[0]) / (nb - 1);
 		for (unsigned k = 1; k < nb; k++)
-			if (!(env[k] - env[k - 1] > d->noise &&
+			if (!(env[k] - env[k - 1] > FAST_NOISE_MULT * d->noise &&
 			      env[k] - env[k - 1] >= each))
 				return false;
 	} else {
