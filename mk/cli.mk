@@ -25,4 +25,15 @@ EXTRA_DIST += tests/test_replay.sh docs/trace-format.md \
 	tests/traces/bad-backwards.csv tests/traces/bad-fields.csv \
 	tests/traces/bad-header.csv tests/traces/bad-number.csv \
 	tests/traces/bad-quote.csv tests/traces/bad-time.csv \
-	tests/traces/v2.csv tests/traces/v2.expected
+	tests/traces/v2.csv tests/traces/v2.expected \
+	tests/record-traces.sh \
+	tests/traces/live-late.csv tests/traces/live-late.expected \
+	tests/traces/live-late-10s.expected \
+	tests/traces/live-stairs.csv tests/traces/live-stairs.expected \
+	tests/traces/live-stairs-10s.expected \
+	tests/traces/live-churn.csv tests/traces/live-churn.expected \
+	tests/traces/live-churn-10s.expected \
+	tests/traces/live-filemap.csv tests/traces/live-filemap.expected \
+	tests/traces/live-filemap-10s.expected \
+	tests/traces/live-fork.csv tests/traces/live-fork.expected \
+	tests/traces/live-fork-10s.expected

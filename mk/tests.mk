@@ -16,6 +16,11 @@ tests_test_hosts_agree_LDADD = libmemz.la $(YAJL_LIBS)
 check_PROGRAMS += tests/leaker
 tests_leaker_SOURCES = tests/leaker.c
 
+# the programs the live traces under tests/traces were recorded from
+# (tests/record-traces.sh); built with the tests so they keep building
+check_PROGRAMS += tests/shapes
+tests_shapes_SOURCES = tests/shapes.c
+
 # the README checked against the settings table, and the quick start
 
 noinst_PROGRAMS += tests/gen_docs

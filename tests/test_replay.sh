@@ -48,6 +48,29 @@ expect leak-minrate --set LeakMinRate=100000 leak.csv
 # version 2: a mapped file read through (PSS up, Anonymous flat) is not a
 # leak; the leak that starts after 120 s flat is flagged 6 samples in
 expect v2 v2.csv
+# recorded from live programs (tests/shapes.c, tests/record-traces.sh;
+# version 1, as memz recorded before version 2) at 1 s, and every tenth
+# cycle of them for collectd's 10 s:
+#   late:    flat 90 s, then 256 KiB/s: flagged 6 samples after it starts
+#            (1 s) and 5 (10 s)
+#   stairs:  4 MiB every 30 s: flagged at 240 s (1 s) and 181 s (10 s)
+#   churn:   1 MiB every 64 s under +-1.5 MiB of allocator churn: one
+#            verdict (90 s, 481 s) that holds while it leaks
+#   filemap: a 1 GiB file mapped and read at 4 MiB/s: never flagged
+#   fork:    8 forks sharing 100 MiB, one exits every 15 s: never flagged,
+#            per process or as a group (flat.expected: no events)
+every10() {
+	awk -F, 'NR <= 2 { print; next }
+		 $1 != last { c++; last = $1 }
+		 (c - 1) % 10 == 0' "$1"
+}
+for s in late stairs churn filemap fork; do
+	expect live-$s live-$s.csv
+	every10 live-$s.csv >"$tmp/live-$s-10s.csv"
+	expect live-$s-10s "$tmp/live-$s-10s.csv"
+done
+expect flat --group=name live-fork.csv
+expect flat --group=name "$tmp/live-fork-10s.csv"
 # the same trace and settings give the same bytes, also from stdin
 expect leak - <leak.csv
 
