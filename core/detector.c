@@ -27,9 +27,9 @@
  * of LeakMinRate, the drawdown rule holds and the last quarter still rises
  * (by QUARTER_HOLD). When that fails the verdict still stands for RECENT
  * buckets, the time the long horizon gives a leak that went quiet, unless
- * a fresh start comes first: a leak that climbs in spurts under allocator
- * churn is one verdict, not one per spurt; a stopped leak clears within
- * RECENT buckets or so.
+ * a fresh start comes first or the series has gone quiet (QUIET): a leak
+ * that climbs in spurts under allocator churn is one verdict, not one per
+ * spurt, while a leak that stopped clears as soon as the ring shows it.
  *
  * Long horizon (buckets over LeakLongHorizon, judged when a bucket closes,
  * over the whole history and every suffix down to LONG_FAST buckets):
@@ -81,6 +81,7 @@
 #define NOISE_MULT 3.0
 #define LONG_FAST 4
 #define FAST_NOISE_MULT 2.0
+#define QUIET 0.1
 #define ANON_SHARE 0.5
 /* re-anchor short-ring times before float offsets lose milliseconds */
 #define T_REANCHOR 4096.0
@@ -721,6 +722,29 @@ static bool bucket_push(struct memz_detector *d, double t, float y, float a)
 	return closed;
 }
 
+/*
+ * Whether the ring moved less than QUIET of what the standing verdict's
+ * rate would have added over it: the growth stopped, so a lost short
+ * verdict need not stand its grace out. Under churn the series keeps
+ * moving and the verdict stands.
+ */
+static bool quiet(const struct memz_detector *d)
+{
+	unsigned m = d->rcount, first = m == MEMZ_DET_RING ? d->rhead : 0;
+	unsigned last = (first + m - 1) % MEMZ_DET_RING;
+	float lo, hi;
+
+	if (m < MEMZ_DET_RING)
+		return false;
+	lo = hi = d->rv[0];
+	for (unsigned i = 1; i < m; i++) {
+		lo = d->rv[i] < lo ? d->rv[i] : lo;
+		hi = d->rv[i] > hi ? d->rv[i] : hi;
+	}
+	return (double)hi - lo <
+	       QUIET * d->verdict.rate_bps * ((double)d->rt[last] - d->rt[first]);
+}
+
 int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 		       double t, double bytes, double anon)
 {
@@ -768,7 +792,8 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 	assess_short(d, s, &sv);
 	if (short_was && !d->short_leak)
 		d->grace_until = t + RECENT * w;
-	if (was && !d->short_leak && !d->long_leak && t < d->grace_until)
+	if (was && !d->short_leak && !d->long_leak && t < d->grace_until &&
+	    !quiet(d))
 		return 0; /* the verdict stands, with its figures */
 
 	if (d->short_leak || (!d->long_leak && sv.samples))
