@@ -27,9 +27,12 @@
  * of LeakMinRate, the drawdown rule holds and the last quarter still rises
  * (by QUARTER_HOLD). When that fails the verdict still stands for RECENT
  * buckets, the time the long horizon gives a leak that went quiet, unless
- * a fresh start comes first or the series has gone quiet (QUIET): a leak
- * that climbs in spurts under allocator churn is one verdict, not one per
- * spurt, while a leak that stopped clears as soon as the ring shows it.
+ * a fresh start comes first or the series has gone quiet (QUIET), and
+ * the long horizon keeps any standing verdict, whichever horizon started
+ * it, while its hold rule is met:
+ * a leak that climbs in spurts under allocator churn is one verdict, not
+ * one per spurt, while a leak that stopped clears as soon as the ring
+ * shows it.
  *
  * Long horizon (buckets over LeakLongHorizon, judged when a bucket closes,
  * over the whole history and every suffix down to LONG_FAST buckets):
@@ -51,8 +54,9 @@
  *   - under LONG_MIN buckets, the floor rose in every bucket (a staircase
  *     of bursts, not one or two steps); and a suffix must end above the
  *     highest bucket before it (a saw-tooth's next ramp does not).
- * It holds while the slope stays above half of LeakSlowMinRate, R² above
- * half of LeakMinR2 and the recent floor rises by RECENT_HOLD.
+ * It holds (any standing verdict, whichever horizon started it) while the
+ * slope stays above half of LeakSlowMinRate, R² above half of LeakMinR2
+ * and the recent floor rises by RECENT_HOLD.
  *
  * Either verdict starts only when the anonymous memory rose along with PSS
  * (by ANON_SHARE of the rise, first part of the window to the last): PSS
@@ -588,7 +592,8 @@ static void assess_long(struct memz_detector *d, const struct memz_settings *s)
 	unsigned nb = 0;
 	struct fit f;
 	struct memz_verdict *v = &d->lv;
-	bool held = d->long_leak;
+	/* a verdict the short horizon started is the long one's to keep */
+	bool held = d->long_leak || d->verdict.leak;
 
 	memset(v, 0, sizeof *v);
 	v->horizon = MEMZ_HORIZON_LONG;
@@ -723,23 +728,25 @@ static bool bucket_push(struct memz_detector *d, double t, float y, float a)
 }
 
 /*
- * Whether the ring moved less than QUIET of what the standing verdict's
- * rate would have added over it: the growth stopped, so a lost short
- * verdict need not stand its grace out. Under churn the series keeps
+ * Whether the latest half ring moved less than QUIET of what the standing
+ * verdict's rate would have added over it: the growth stopped, so a lost
+ * short verdict need not stand its grace out. Under churn the series keeps
  * moving and the verdict stands.
  */
 static bool quiet(const struct memz_detector *d)
 {
-	unsigned m = d->rcount, first = m == MEMZ_DET_RING ? d->rhead : 0;
-	unsigned last = (first + m - 1) % MEMZ_DET_RING;
+	unsigned n = MEMZ_DET_RING / 2;
+	unsigned last = (d->rhead + MEMZ_DET_RING - 1) % MEMZ_DET_RING;
+	unsigned first = (last + MEMZ_DET_RING - (n - 1)) % MEMZ_DET_RING;
 	float lo, hi;
 
-	if (m < MEMZ_DET_RING)
+	if (d->rcount < MEMZ_DET_RING)
 		return false;
-	lo = hi = d->rv[0];
-	for (unsigned i = 1; i < m; i++) {
-		lo = d->rv[i] < lo ? d->rv[i] : lo;
-		hi = d->rv[i] > hi ? d->rv[i] : hi;
+	lo = hi = d->rv[first];
+	for (unsigned i = 1; i < n; i++) {
+		float v = d->rv[(first + i) % MEMZ_DET_RING];
+		lo = v < lo ? v : lo;
+		hi = v > hi ? v : hi;
 	}
 	return (double)hi - lo <
 	       QUIET * d->verdict.rate_bps * ((double)d->rt[last] - d->rt[first]);
@@ -790,7 +797,7 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 	}
 	short_was = d->short_leak;
 	assess_short(d, s, &sv);
-	if (short_was && !d->short_leak)
+	if (short_was && !d->short_leak && d->grace_until < t + RECENT * w)
 		d->grace_until = t + RECENT * w;
 	if (was && !d->short_leak && !d->long_leak && t < d->grace_until &&
 	    !quiet(d))
