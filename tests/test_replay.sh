@@ -1,10 +1,12 @@
 #!/bin/sh
 # memz replay over the traces in tests/traces: output byte for byte as
-# expected, and malformed traces rejected with FILE:LINE: reason, exit 2.
+# expected, and malformed traces rejected with FILE:LINE: reason, exit 2;
+# memz record over fixture /proc trees writes version 2.
 set -u
 memz="${top_builddir:-.}/memz"
 traces="${top_srcdir:-.}/tests/traces"
 [ -x "$memz" ] || { echo "no $memz: skipped"; exit 77; }
+fixtures=$(cd "${top_srcdir:-.}/tests/fixtures" && pwd) || exit 1
 cd "$traces" || exit 1
 tmp=$(mktemp -d) || exit 1
 trap 'rm -rf "$tmp"' EXIT
@@ -84,5 +86,38 @@ reject bad-quote.csv "bad-quote.csv:2: unexpected byte after closing quote of fi
 reject leak.csv "memz replay: a trace has no exe, cgroup or user column; it can only be grouped by name" --group=exe
 reject leak.csv "memz: LeakMinR2: \"2\" is out of range (a number from 0 to 1)" --set LeakMinR2=2
 reject missing.csv "memz replay: missing.csv: No such file or directory"
+
+# memz record writes version 2 from a fixture /proc: the PSS split where
+# the kernel gives it, empty where it does not (no-pss-anon), and what it
+# wrote replays
+record() {
+	"$memz" record --interval 0.2 --duration 0.2 \
+		--set "ProcRoot=$fixtures/$1/proc" --set "SysRoot=$fixtures/$1/sys" \
+		>"$tmp/rec.csv" 2>"$tmp/err"
+	rc=$?
+	if [ $rc -ne 0 ] || [ -s "$tmp/err" ] ||
+	   [ "$(sed -n 2p "$tmp/rec.csv")" != "t,pid,start,name,pss_kb,rss_kb,anon_kb,swap_kb,pss_anon_kb,pss_file_kb,pss_shmem_kb" ]; then
+		echo "FAIL: memz record on $1 (exit $rc)"
+		cat "$tmp/err" "$tmp/rec.csv"
+		fail=1
+	fi
+	# without t, which is wall-clock time: each process once
+	tail -n +3 "$tmp/rec.csv" | cut -d, -f2- | sort -u >"$tmp/rows"
+	if [ "$(cat "$tmp/rows")" != "$2" ]; then
+		echo "FAIL: memz record on $1 wrote:"
+		cat "$tmp/rows"
+		fail=1
+	fi
+	"$memz" replay "$tmp/rec.csv" >"$tmp/out" 2>"$tmp/err" &&
+		! [ -s "$tmp/out" ] && ! [ -s "$tmp/err" ] ||
+		{ echo "FAIL: memz replay of what memz record wrote on $1"; fail=1; }
+}
+record tree1 "1,5,init,5632,7168,4096,0,4096,1536,0
+100,700,sshd,3072,4608,2048,0,2048,1024,0
+200,5100,worker,11520,13568,10240,0,10240,768,512
+201,5200,worker,21760,23808,20480,0,20480,768,512
+300,9000,bash,1408,2176,1024,0,1024,384,0"
+record no-pss-anon "1,5,init,5632,7168,4096,0,,,
+60,400,app,4000,5000,3000,0,,,"
 
 exit $fail
