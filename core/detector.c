@@ -267,13 +267,14 @@ static bool preselect(const struct sums *a, unsigned n, double min_rate,
 				    (n * a->yy - a->y * a->y);
 }
 
-/* Sums of every suffix of x, y: out[j] covers j..n-1. */
+/* Sums of every suffix of x, y: out[j] covers j..n-1, out[n] is empty. */
 static void suffix_sums(const double *x, const double *y, unsigned n,
 			struct sums *out)
 {
 	struct sums a = { 0 };
 	double xe = x[n - 1], ye = y[n - 1];
 
+	out[n] = a;
 	for (unsigned j = n; j-- > 0;) {
 		double X = x[j] - xe, Y = y[j] - ye;
 		a.x += X;
@@ -283,6 +284,42 @@ static void suffix_sums(const double *x, const double *y, unsigned n,
 		a.yy += Y * Y;
 		out[j] = a;
 	}
+}
+
+/*
+ * The quarter rules of short_window for the window j..m-1, from the suffix
+ * sums (the quarters' means are differences of them), before its samples
+ * are walked: under churn many windows pass preselect and fail here.
+ */
+static bool quarters_pass(const struct sums *sfx, unsigned j, unsigned m,
+			  const double *x, const double *y, bool held)
+{
+	unsigned n = m - j, b[5];
+	double qx[4], qy[4], slope, sxx;
+	const double slack = 1 - PRESELECT_SLACK;
+
+	for (unsigned q = 0; q < 4; q++)
+		b[q] = j + (q * n + 3) / 4;
+	b[4] = m;
+	for (unsigned q = 0; q < 4; q++) {
+		unsigned c = b[q + 1] - b[q];
+		if (!c)
+			return false;
+		qx[q] = (sfx[b[q]].x - sfx[b[q + 1]].x) / c;
+		qy[q] = (sfx[b[q]].y - sfx[b[q + 1]].y) / c;
+	}
+	sxx = n * sfx[j].xx - sfx[j].x * sfx[j].x;
+	slope = (n * sfx[j].xy - sfx[j].x * sfx[j].y) / sxx;
+	/* a byte of slack for the sums' rounding */
+	if (held)
+		return qy[3] - qy[2] + 1 >=
+		       QUARTER_HOLD * slack * slope * (qx[3] - qx[2]);
+	for (unsigned q = 1; q < 4; q++)
+		if (qy[q] - qy[q - 1] + 1 <
+		    QUARTER_MIN * slack * slope * (qx[q] - qx[q - 1]))
+			return false;
+	return y[m - 1] - y[b[3]] + 1 >=
+	       QUARTER_MIN * slack * slope * (x[m - 1] - x[b[3]]);
 }
 
 /*
@@ -406,7 +443,7 @@ static void assess_short(struct memz_detector *d, const struct memz_settings *s,
 			 struct memz_verdict *v)
 {
 	double x[MEMZ_DET_RING], y[MEMZ_DET_RING], a[MEMZ_DET_RING];
-	struct sums sfx[MEMZ_DET_RING];
+	struct sums sfx[MEMZ_DET_RING + 1];
 	unsigned m = d->rcount, start, need;
 	double slope, r2;
 	struct fit f;
@@ -442,7 +479,8 @@ static void assess_short(struct memz_detector *d, const struct memz_settings *s,
 
 		if (!preselect(&sfx[j], n,
 			       held ? 0.5 * s->leak_min_rate : s->leak_min_rate,
-			       held ? 0 : s->leak_min_r2))
+			       held ? 0 : s->leak_min_r2) ||
+		    !quarters_pass(sfx, j, m, x, y, held))
 			continue;
 		if (!short_window(d, s, x + j, y + j, a + j, n, j, held, &f))
 			continue;
@@ -587,7 +625,7 @@ static void assess_long(struct memz_detector *d, const struct memz_settings *s)
 {
 	double x[MEMZ_DET_BUCKETS], env[MEMZ_DET_BUCKETS], aenv[MEMZ_DET_BUCKETS];
 	int32_t idx[MEMZ_DET_BUCKETS];
-	struct sums sfx[MEMZ_DET_BUCKETS];
+	struct sums sfx[MEMZ_DET_BUCKETS + 1];
 	double horizon_n = s->leak_long_horizon / d->bucket_w;
 	unsigned nb = 0;
 	struct fit f;
