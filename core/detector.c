@@ -49,8 +49,10 @@
  *   - the last RECENT buckets still rose (RECENT_MIN), so a leak that stopped
  *     clears within a few buckets;
  *   - the floor rose by more than NOISE_MULT times the noise (median step
- *     between raw samples): the floor of pure noise drifts up by about one
- *     noise width towards the end, where fewer samples are left;
+ *     between raw samples): the floor of pure noise drifts up towards the
+ *     end, where fewer samples are left, by one noise width typically and
+ *     by three or four now and then (the minimum of the last bucket alone
+ *     against the lowest of an hour);
  *   - under LONG_MIN buckets, the floor rose in every bucket (a staircase
  *     of bursts, not one or two steps); and a suffix must end above the
  *     highest bucket before it (a saw-tooth's next ramp does not).
@@ -82,7 +84,7 @@
 #define RECENT 3
 #define RECENT_MIN 0.25
 #define RECENT_HOLD 0.1
-#define NOISE_MULT 3.0
+#define NOISE_MULT 6.0
 #define LONG_FAST 4
 #define FAST_NOISE_MULT 2.0
 #define QUIET 0.1
