@@ -108,9 +108,12 @@ record() {
 		cat "$tmp/rows"
 		fail=1
 	fi
-	"$memz" replay "$tmp/rec.csv" >"$tmp/out" 2>"$tmp/err" &&
-		! [ -s "$tmp/out" ] && ! [ -s "$tmp/err" ] ||
-		{ echo "FAIL: memz replay of what memz record wrote on $1"; fail=1; }
+	if ! "$memz" replay "$tmp/rec.csv" >"$tmp/out" 2>"$tmp/err" ||
+	   [ -s "$tmp/out" ] || [ -s "$tmp/err" ]; then
+		echo "FAIL: memz replay of what memz record wrote on $1"
+		cat "$tmp/err"
+		fail=1
+	fi
 }
 record tree1 "1,5,init,5632,7168,4096,0,4096,1536,0
 100,700,sshd,3072,4608,2048,0,2048,1024,0
