@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "memz/readbuf.h"
@@ -40,14 +41,30 @@ int memz_pread_file(int fd, char *buf, size_t cap, size_t *len)
 	return 0;
 }
 
+/* ProcRoot may be a fixture, a bind mount or a hostile tree: a FIFO there
+ * would block open() and a device would never end a read, so open never
+ * waits and only a regular file (every /proc and /sys file is one) is read. */
 int memz_open_at(int dirfd, const char *name)
 {
+	struct stat st;
 	int fd;
 
 	do {
-		fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC);
+		fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	} while (fd < 0 && errno == EINTR);
-	return fd < 0 ? -errno : fd;
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		int rc = -errno;
+
+		close(fd);
+		return rc;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	}
+	return fd;
 }
 
 int memz_read_file_at(int dirfd, const char *name, char *buf, size_t cap,

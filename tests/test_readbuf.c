@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -65,6 +66,38 @@ static void test_read_at(void)
 	CHECK_INT(memz_open_at(AT_FDCWD, "/nonexistent/memz"), -ENOENT);
 	CHECK_INT(memz_read_file_at(AT_FDCWD, MEMZ_FIXTURES "/real1/proc/meminfo",
 				    buf, sizeof(buf), &len), -EFBIG);
+}
+
+/* A FIFO blocks open() until a writer comes, a device never ends a read:
+ * neither may stall a reader, which must say what it refused. The alarm
+ * turns a hang into a failure. */
+static void test_not_regular(void)
+{
+	char dir[] = "/tmp/memz-fifo-XXXXXX", fifo[64], buf[64];
+	char *big = NULL;
+	size_t len, cap = 0;
+	int fd;
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(fifo, sizeof fifo, "%s/meminfo", dir);
+	CHECK_INT(mkfifo(fifo, 0600), 0);
+	alarm(10);
+	CHECK_INT(memz_open_at(AT_FDCWD, fifo), -EINVAL);
+	CHECK_INT(memz_read_file_at(AT_FDCWD, fifo, buf, sizeof buf, &len),
+		  -EINVAL);
+	CHECK_INT(memz_read_file_grow(memz_allocator_libc(), AT_FDCWD, fifo,
+				      &big, &cap, &len), -EINVAL);
+	CHECK(big == NULL);
+	CHECK_INT(memz_open_at(AT_FDCWD, "/dev/zero"), -EINVAL);
+	CHECK_INT(memz_open_at(AT_FDCWD, dir), -EISDIR);
+	alarm(0);
+	fd = memz_open_at(AT_FDCWD, "/proc/self/stat");
+	CHECK(fd >= 0);
+	CHECK(fd >= 0 && (fcntl(fd, F_GETFL) & O_NONBLOCK));
+	if (fd >= 0)
+		close(fd);
+	unlink(fifo);
+	rmdir(dir);
 }
 
 static void test_parse_u64(void)
@@ -193,6 +226,7 @@ int main(void)
 {
 	test_pread();
 	test_read_at();
+	test_not_regular();
 	test_parse_u64();
 	test_read_grow();
 	test_kept_fd_exited();

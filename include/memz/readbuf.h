@@ -22,7 +22,9 @@ int memz_pread_file(int fd, char *buf, size_t cap, size_t *len);
 int memz_read_file_at(int dirfd, const char *name, char *buf, size_t cap,
 		      size_t *len);
 
-/* Open read-only with O_CLOEXEC; returns fd or -errno. */
+/* Open read-only with O_CLOEXEC, never blocking (O_NONBLOCK); returns fd,
+ * -EISDIR for a directory, -EINVAL for anything else that is not a regular
+ * file (a FIFO, a device, a socket), or -errno. */
 int memz_open_at(int dirfd, const char *name);
 
 /*
