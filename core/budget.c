@@ -252,5 +252,7 @@ void memz_budget_schedule(struct memz_budget *b, struct memz_budget_cand *c,
 		qsort(c, r, sizeof *c, by_urgency);
 	for (size_t i = 0; i < r; i++)
 		consider(&ps, &c[i]);
-	refreshes(&ps, c + r, k - r);
+	/* with no candidate c may be NULL, and NULL + 0 is undefined */
+	if (k > r)
+		refreshes(&ps, c + r, k - r);
 }

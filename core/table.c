@@ -552,7 +552,9 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 		*pp = mz_ge(g)->lnext;
 		group_retire(t, g);
 	}
-	qsort(t->groups, n, sizeof *t->groups, by_pss_desc);
+	/* a cycle without a process has no array yet: qsort wants one */
+	if (n > 1)
+		qsort(t->groups, n, sizeof *t->groups, by_pss_desc);
 	for (g = t->glive; g; g = mz_ge(g)->lnext)
 		mz_ge(g)->fresh = false;
 	for (size_t i = 0; i < n; i++) {

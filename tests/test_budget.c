@@ -482,8 +482,35 @@ static void many_refreshes(void)
 		CHECK_INT(sm.order[k], 1000 + ((999 - k) * 273) % 1000);
 }
 
+static int never_read(void *ctx, struct memz_budget_cand *c, double *cost)
+{
+	(void)c;
+	(void)cost;
+	++*(int *)ctx;
+	return 0;
+}
+
+/* No candidate: the sampler passes its array before it ever grew (NULL),
+ * which must neither read nor do pointer arithmetic on NULL (UBSan). */
+static void no_candidates(void)
+{
+	struct memz_budget b;
+	struct memz_budget_result res;
+	int calls = 0;
+
+	memz_budget_init(&b, 1);
+	memz_budget_refill(&b, 1);
+	res.reads = res.skipped = res.deferred = 7;
+	memz_budget_schedule(&b, NULL, 0, never_read, &calls, &res);
+	CHECK_INT(calls, 0);
+	CHECK_INT(res.reads, 0);
+	CHECK_INT(res.skipped, 0);
+	CHECK_INT(res.deferred, 0);
+}
+
 int main(void)
 {
+	no_candidates();
 	need_classes();
 	order();
 	budget_holds();
