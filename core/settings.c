@@ -108,6 +108,217 @@ static void fmt_err(char *err, size_t errlen, const char *fmt, ...)
 	va_end(ap);
 }
 
+/*
+ * glibc's regcomp builds its automaton by copying a repeated subexpression
+ * once per repetition and its cost grows exponentially with the nesting of
+ * repetitions: "a" and 25 "+" takes 10 s and 7 GB, "a{1,32767}" 5 s, and in
+ * collectd that happens inside the daemon. So a pattern is measured before it
+ * is compiled: repetitions nest at most REGEX_MAX_NESTING deep, a bound is at
+ * most REGEX_MAX_BOUND, and the copies all bounds make come to at most
+ * REGEX_MAX_COPIES atoms. A group name is matched, which needs none of that.
+ */
+#define REGEX_MAX_NESTING 3
+#define REGEX_MAX_BOUND 255
+#define REGEX_MAX_COPIES 10000
+#define REGEX_MAX_DEPTH 32 /* parentheses */
+
+struct re_level {
+	unsigned long total, last; /* atoms: this group's so far, last item's */
+	unsigned nest, last_nest;  /* repetition nesting of the same */
+	bool has_last;
+};
+
+static unsigned long sat_mul(unsigned long a, unsigned long b)
+{
+	return b && a > (REGEX_MAX_COPIES + 1UL) / b ? REGEX_MAX_COPIES + 1UL
+						     : a * b;
+}
+
+static void re_commit(struct re_level *l)
+{
+	if (!l->has_last)
+		return;
+	l->total += l->last;
+	if (l->total > REGEX_MAX_COPIES)
+		l->total = REGEX_MAX_COPIES + 1UL;
+	if (l->last_nest > l->nest)
+		l->nest = l->last_nest;
+	l->has_last = false;
+}
+
+static void re_item(struct re_level *l, unsigned long atoms, unsigned nest)
+{
+	re_commit(l);
+	l->last = atoms;
+	l->last_nest = nest;
+	l->has_last = true;
+}
+
+/* "{m}", "{m,}" or "{m,n}" at p: its length and largest count, or 0 when
+ * it is not a bound (regcomp then judges the brace). */
+static size_t re_bound(const char *p, unsigned long *count)
+{
+	const char *s = p + 1;
+	unsigned long m = 0, n = 0;
+	bool comma = false, has_n = false;
+
+	/* glibc reads "{,n}" as "{0,n}" */
+	if ((*s < '0' || *s > '9') && *s != ',')
+		return 0;
+	for (; *s >= '0' && *s <= '9'; s++)
+		m = m > 100000 ? m : m * 10 + (unsigned long)(*s - '0');
+	if (*s == ',') {
+		comma = true;
+		for (s++; *s >= '0' && *s <= '9'; s++, has_n = true)
+			n = n > 100000 ? n : n * 10 + (unsigned long)(*s - '0');
+	}
+	if (*s != '}')
+		return 0;
+	*count = !comma ? m : has_n ? (n > m ? n : m) : m + 1;
+	return (size_t)(s - p) + 1;
+}
+
+int memz_regex_check(const char *pat, char *why, size_t whylen)
+{
+	struct re_level lv[REGEX_MAX_DEPTH + 1], *l = lv;
+	const char *p = pat;
+
+	memset(lv, 0, sizeof lv);
+	while (*p) {
+		unsigned long count = 0;
+		size_t blen;
+
+		switch (*p) {
+		case '\\':
+			re_item(l, 1, 0);
+			p += p[1] ? 2 : 1;
+			continue;
+		case '[': {
+			const char *q = p + 1;
+
+			if (*q == '^')
+				q++;
+			if (*q == ']')
+				q++;
+			while (*q && *q != ']') {
+				if (*q == '[' && (q[1] == ':' || q[1] == '.' ||
+						  q[1] == '=')) {
+					const char *e = strchr(q + 2, q[1]);
+
+					while (e && e[1] != ']')
+						e = strchr(e + 1, q[1]);
+					q = e ? e + 2 : q + 1;
+					continue;
+				}
+				q++;
+			}
+			re_item(l, 1, 0);
+			p = *q ? q + 1 : q;
+			continue;
+		}
+		case '(':
+			re_commit(l);
+			if (l == lv + REGEX_MAX_DEPTH) {
+				snprintf(why, whylen,
+					 "nests groups more than %d deep",
+					 REGEX_MAX_DEPTH);
+				return -E2BIG;
+			}
+			l++;
+			memset(l, 0, sizeof *l);
+			p++;
+			continue;
+		case ')':
+			if (l == lv) {
+				re_item(l, 1, 0);
+			} else {
+				re_commit(l);
+				l--;
+				re_item(l, l[1].total ? l[1].total : 1, l[1].nest);
+			}
+			p++;
+			continue;
+		case '|':
+			re_commit(l);
+			p++;
+			continue;
+		case '*': case '+': case '?':
+			count = 1;
+			blen = 1;
+			break;
+		case '{':
+			blen = re_bound(p, &count);
+			if (!blen) {
+				re_item(l, 1, 0);
+				p++;
+				continue;
+			}
+			if (count > REGEX_MAX_BOUND) {
+				snprintf(why, whylen,
+					 "repeats %lu times (at most %d)",
+					 count, REGEX_MAX_BOUND);
+				return -E2BIG;
+			}
+			break;
+		default:
+			re_item(l, 1, 0);
+			p++;
+			continue;
+		}
+		/* a repetition: of the last item, if there is one */
+		if (l->has_last) {
+			l->last = sat_mul(l->last, count ? count : 1);
+			if (++l->last_nest > REGEX_MAX_NESTING) {
+				snprintf(why, whylen,
+					 "nests repetitions %u deep (at most %d)",
+					 l->last_nest, REGEX_MAX_NESTING);
+				return -E2BIG;
+			}
+			if (l->last > REGEX_MAX_COPIES) {
+				snprintf(why, whylen,
+					 "repeats to more than %d atoms",
+					 REGEX_MAX_COPIES);
+				return -E2BIG;
+			}
+		}
+		p += blen;
+	}
+	while (l > lv) {
+		re_commit(l);
+		l--;
+		re_item(l, l[1].total ? l[1].total : 1, l[1].nest);
+	}
+	re_commit(l);
+	if (l->total > REGEX_MAX_COPIES) {
+		snprintf(why, whylen, "repeats to more than %d atoms",
+			 REGEX_MAX_COPIES);
+		return -E2BIG;
+	}
+	return 0;
+}
+
+int memz_regex_compile(regex_t *re, const char *name, const char *pat,
+		       char *err, size_t errlen)
+{
+	char why[128];
+	int rc = memz_regex_check(pat, why, sizeof why);
+
+	if (rc) {
+		fmt_err(err, errlen, "%s: \"%s\" is too costly to compile: it %s",
+			name, pat, why);
+		return -EINVAL;
+	}
+	rc = regcomp(re, pat, REG_EXTENDED | REG_NOSUB);
+	if (rc) {
+		regerror(rc, re, why, sizeof why);
+		regfree(re);
+		fmt_err(err, errlen, "%s: \"%s\" is not a valid extended regex (%s)",
+			name, pat, why);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static void fmt_range(const struct memz_setting_desc *d, char *buf, size_t n)
 {
 	if (d->type == MEMZ_SETTING_INT)
@@ -226,15 +437,9 @@ static int set_one(struct memz_settings *s, const struct memz_setting_desc *d,
 		if (d->type == MEMZ_SETTING_REGEX_LIST) {
 			regex_t re;
 
-			rc = regcomp(&re, value, REG_EXTENDED | REG_NOSUB);
-			if (rc) {
-				regerror(rc, &re, allowed, sizeof allowed);
-				regfree(&re);
-				fmt_err(err, errlen,
-					"%s: \"%s\" is not a valid extended regex (%s)",
-					d->name, value, allowed);
-				return -EINVAL;
-			}
+			rc = memz_regex_compile(&re, d->name, value, err, errlen);
+			if (rc)
+				return rc;
 			regfree(&re);
 		}
 		strcpy(l->item[l->n++], value);

@@ -58,8 +58,8 @@ int memz_table_new(struct memz_table **out, const struct memz_settings *s,
 	t->a = a;
 	memz_intern_init(&t->names, a);
 	for (unsigned i = 0; i < s->process_match.n; i++) {
-		if (regcomp(&t->re[i], s->process_match.item[i],
-			    REG_EXTENDED | REG_NOSUB)) {
+		if (memz_regex_compile(&t->re[i], "ProcessMatch",
+				       s->process_match.item[i], NULL, 0)) {
 			t->n_re = i;
 			memz_table_free(&t);
 			return -EINVAL;

@@ -1,8 +1,83 @@
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
 #include "check.h"
 #include "memz/settings.h"
+
+static double cpu_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void refused(const char *pat, const char *why)
+{
+	struct memz_settings s;
+	char err[512], want[512];
+	double t0 = cpu_now();
+
+	memz_settings_init(&s);
+	CHECK_INT(memz_settings_set(&s, "ProcessMatch", pat, err, sizeof err),
+		  -EINVAL);
+	/* without the check regcomp takes seconds to minutes on these */
+	CHECK(cpu_now() - t0 < 0.5);
+	snprintf(want, sizeof want,
+		 "ProcessMatch: \"%s\" is too costly to compile: it %s", pat, why);
+	CHECK_STR(err, want);
+	CHECK_INT(s.process_match.n, 0);
+}
+
+static void accepted(const char *pat)
+{
+	struct memz_settings s;
+	char err[512] = "";
+
+	memz_settings_init(&s);
+	CHECK_INT(memz_settings_set(&s, "ProcessMatch", pat, err, sizeof err), 0);
+	if (*err)
+		fprintf(stderr, "%s: %s\n", pat, err);
+	CHECK_INT(s.process_match.n, 1);
+}
+
+/* The review's reproducer: "a" and 25 "+", 26 bytes, 10 s and 7 GB in
+ * regcomp; and the other shapes whose cost explodes. */
+static void costly_regex(void)
+{
+	char plus[32] = "a", nest[128] = "";
+	char why[128];
+
+	memset(plus + 1, '+', 25);
+	plus[26] = '\0';
+	refused(plus, "nests repetitions 4 deep (at most 3)");
+	for (int i = 0; i < 30; i++)
+		strcat(nest, "(");
+	strcat(nest, "a");
+	for (int i = 0; i < 30; i++)
+		strcat(nest, ")+");
+	refused(nest, "nests repetitions 4 deep (at most 3)");
+	refused("a{1,32767}", "repeats 32767 times (at most 255)");
+	refused("a{256}", "repeats 256 times (at most 255)");
+	refused("a{,32767}", "repeats 32767 times (at most 255)");
+	refused("((a{1,100}){1,100}){1,100}", "repeats to more than 10000 atoms");
+	refused("a{1,255}{1,255}", "repeats to more than 10000 atoms");
+	refused("(a{1,200}b{1,200}c{1,200}){1,20}",
+		"repeats to more than 10000 atoms");
+
+	CHECK_INT(memz_regex_check("a++++", why, sizeof why), -E2BIG);
+	CHECK_INT(memz_regex_check("a+++", why, sizeof why), 0);
+
+	/* what people write, and operators that are not repetitions */
+	accepted("^(java|python[0-9.]*)$");
+	accepted("^kworker/[0-9]+:[0-9]+H?$");
+	accepted("[[:alpha:]_]{1,255}");
+	accepted("x{0,255}y{0,255}z{0,255}");
+	accepted("((a{1,10}){1,10}){1,10}");
+	accepted("[+*?{]+[]+*]*\\+\\+\\+\\+\\+");
+	accepted("a{,3}");
+}
 
 int main(void)
 {
@@ -76,5 +151,6 @@ int main(void)
 	CHECK_INT(memz_setting_format(&s, memz_setting_find("ProcessMatch"), buf,
 				      sizeof buf), 0);
 	CHECK_STR(buf, "^java");
+	costly_regex();
 	return check_status();
 }

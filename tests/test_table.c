@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <string.h>
 
 #include "check.h"
@@ -371,9 +372,29 @@ static void empty_cycle(void)
 	memz_table_free(&t);
 }
 
+/* Settings filled in by hand skip memz_settings_set: the table still
+ * refuses a pattern too costly to compile, at once, instead of spending
+ * seconds and gigabytes in regcomp ("a" and 25 "+"). */
+static void costly_pattern(void)
+{
+	struct memz_settings s;
+	struct memz_table *t = NULL;
+
+	memz_settings_init(&s);
+	strcpy(s.process_match.item[0], "^sshd$");
+	strcpy(s.process_match.item[1], "a+++++++++++++++++++++++++");
+	s.process_match.n = 2;
+	CHECK_INT(memz_table_new(&t, &s, memz_allocator_libc()), -EINVAL);
+	CHECK(t == NULL);
+	s.process_match.n = 1;
+	CHECK_INT(memz_table_new(&t, &s, memz_allocator_libc()), 0);
+	memz_table_free(&t);
+}
+
 int main(void)
 {
 	empty_cycle();
+	costly_pattern();
 	identity();
 	events();
 	groups();

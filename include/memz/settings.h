@@ -13,6 +13,7 @@
 #ifndef MEMZ_SETTINGS_H
 #define MEMZ_SETTINGS_H
 
+#include <regex.h>
 #include <stddef.h>
 
 #define MEMZ_PATH_MAX 256
@@ -113,6 +114,19 @@ void memz_settings_init(struct memz_settings *s);
  */
 int memz_settings_set(struct memz_settings *s, const char *name,
 		      const char *value, char *err, size_t errlen);
+
+/*
+ * A regex setting (ProcessMatch) is measured before it is compiled, as
+ * regcomp's time and memory grow exponentially with nested repetitions:
+ * memz_regex_check() returns 0, or -E2BIG with why ("nests repetitions 26
+ * deep (at most 3)"). memz_regex_compile() is the one way memz compiles a
+ * pattern: checked, then regcomp(REG_EXTENDED | REG_NOSUB); on failure
+ * -EINVAL and err names the setting (name) and the pattern. regfree() *re
+ * after a success.
+ */
+int memz_regex_check(const char *pattern, char *why, size_t whylen);
+int memz_regex_compile(regex_t *re, const char *name, const char *pattern,
+		       char *err, size_t errlen);
 
 /* The current value of one setting as text (lists joined by ", "). */
 int memz_setting_format(const struct memz_settings *s,
