@@ -4,7 +4,9 @@
 #      against the real collectd and netdata);
 #   2. AddressSanitizer + UBSan build, unit tests;
 #   3. unit tests under valgrind;
-#   4. make distcheck: the release tarball builds out of tree, passes its
+#   4. libFuzzer build (clang), every fuzz target for a few seconds from its
+#      seed corpus;
+#   5. make distcheck: the release tarball builds out of tree, passes its
 #      tests, and installs and uninstalls cleanly.
 # Exits non-zero on the first failing stage; each failing test names itself.
 set -eu
@@ -33,6 +35,10 @@ stage sanitizers --enable-werror --enable-sanitizers
 (cd "$src/build-sanitizers" && make -j"$jobs" check-unit) || { report "$src/build-sanitizers"; exit 1; }
 
 (cd "$src/build-werror" && make -j"$jobs" check-valgrind) || { report "$src/build-werror"; exit 1; }
+
+# clang-14 is Debian's clang with libFuzzer (libclang-rt-14-dev)
+(CC=clang-14; export CC; stage fuzzing --enable-werror --enable-fuzzing)
+(cd "$src/build-fuzzing" && make fuzz FUZZ_SECONDS=8) || exit 1
 
 echo "=== memz: distcheck ==="
 (cd "$src/build-werror" && make -j"$jobs" distcheck >distcheck.log 2>&1) || {
