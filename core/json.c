@@ -213,6 +213,8 @@ static void system_part(yajl_gen g, const struct memz_snapshot *s)
 	memz_json_kv_int(g, "rollup_reads", s->stats.rollup_reads);
 	memz_json_kv_int(g, "rollup_skipped", s->stats.rollup_skipped);
 	memz_json_kv_int(g, "rollup_deferred", s->stats.rollup_deferred);
+	memz_json_kv_int(g, "fd_short", s->stats.fd_short);
+	memz_json_kv_bool(g, "fd_degraded", s->stats.fd_degraded);
 	memz_json_kv_double(g, "rollup_cpu_s", s->stats.rollup_cpu_s);
 	memz_json_kv_bool(g, "rollup_fallback", s->rollup_fallback);
 	memz_json_kv_bool(g, "pss_anon_fallback", s->pss_anon_fallback);

@@ -59,13 +59,29 @@ int memz_pidfiles_pread(struct memz_pidfiles *f, int fd, size_t *len)
 	return 0;
 }
 
+static bool out_of_fds(int rc)
+{
+	return rc == -EMFILE || rc == -ENFILE;
+}
+
 static int open_pidfile(struct memz_pidfiles *f, int pid, const char *name)
 {
 	char path[64];
+	int fd;
 
 	snprintf(path, sizeof path, "%d/%s", pid, name);
 	f->files_opened++;
-	return memz_open_at(f->proc_fd, path);
+	fd = memz_open_at(f->proc_fd, path);
+	if (!out_of_fds(fd))
+		return fd;
+	if (f->spare && !f->spared) {
+		f->spared = true;
+		if (f->spare(f->spare_ctx))
+			fd = memz_open_at(f->proc_fd, path);
+	}
+	if (out_of_fds(fd) && !f->fd_short++)
+		snprintf(f->failed, sizeof f->failed, "%s", path);
+	return fd;
 }
 
 int memz_pidfiles_read(struct memz_pidfiles *f, int pid, const char *name,

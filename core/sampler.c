@@ -46,6 +46,11 @@ double memz_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
+static bool out_of_fds(int rc)
+{
+	return rc == -EMFILE || rc == -ENFILE;
+}
+
 static void on_retire(struct memz_proc *p, void *ctx)
 {
 	struct memz_sampler *s = ctx;
@@ -54,14 +59,37 @@ static void on_retire(struct memz_proc *p, void *ctx)
 	memz_pidfiles_close(&s->files, &mz_pe(p)->rollup_fd);
 }
 
+static void say_failed(char *failed, size_t len, const char *path)
+{
+	if (failed && len)
+		snprintf(failed, len, "%s", path);
+}
+
+/* Short of fds, the optional system files give theirs up, once. */
+static unsigned spare_fds(void *ctx)
+{
+	struct memz_sampler *s = ctx;
+
+	return s->sys.unkept ? 0 : memz_sysfiles_unkeep(&s->sys);
+}
+
 int memz_sampler_new(struct memz_sampler **out, const struct memz_settings *set,
 		     const struct memz_allocator *a)
 {
+	return memz_sampler_open(out, set, a, NULL, 0);
+}
+
+int memz_sampler_open(struct memz_sampler **out,
+		      const struct memz_settings *set,
+		      const struct memz_allocator *a, char *failed,
+		      size_t failed_len)
+{
 	struct memz_sampler *s = memz_realloc(a, NULL, sizeof *s);
 	long ps = sysconf(_SC_PAGESIZE);
-	int rc;
+	int rc, dfd;
 
 	*out = NULL;
+	say_failed(failed, failed_len, "");
 	if (!s)
 		return -ENOMEM;
 	memset(s, 0, sizeof *s);
@@ -79,14 +107,29 @@ int memz_sampler_new(struct memz_sampler **out, const struct memz_settings *set,
 		goto fail;
 	memz_table_on_retire(s->table, on_retire, s);
 	rc = memz_sysfiles_open(&s->sys, set->proc_root, set->sys_root);
-	if (rc)
+	if (rc) {
+		say_failed(failed, failed_len, s->sys.failed);
 		goto fail;
+	}
+	s->files.spare = spare_fds;
+	s->files.spare_ctx = s;
 	rc = memz_pidfiles_open(&s->files, set->proc_root, set->max_open_files);
-	if (rc)
+	if (out_of_fds(rc) && spare_fds(s))
+		rc = memz_pidfiles_open(&s->files, set->proc_root,
+					set->max_open_files);
+	if (rc) {
+		say_failed(failed, failed_len, set->proc_root);
 		goto fail;
-	s->dir = fdopendir(dup(s->files.proc_fd));
+	}
+	dfd = dup(s->files.proc_fd);
+	if (dfd < 0 && out_of_fds(-errno) && spare_fds(s))
+		dfd = dup(s->files.proc_fd);
+	s->dir = dfd >= 0 ? fdopendir(dfd) : NULL;
 	if (!s->dir) {
 		rc = -errno;
+		if (dfd >= 0)
+			close(dfd);
+		say_failed(failed, failed_len, set->proc_root);
 		goto fail;
 	}
 	memz_pidwatch_open(&s->pids, s->files.proc_fd);
@@ -245,11 +288,6 @@ static struct memz_proc *discover(struct memz_sampler *s, int pid, int *rc)
 	s->st->new_procs++;
 	read_identity(s, p);
 	return p;
-}
-
-static bool out_of_fds(int rc)
-{
-	return rc == -EMFILE || rc == -ENFILE;
 }
 
 static bool rests(const struct memz_proc *p, unsigned cycle)
@@ -416,10 +454,14 @@ int memz_sampler_run(struct memz_sampler *s, double now,
 	memset(&snap->stats, 0, sizeof snap->stats);
 	s->st = &snap->stats;
 	s->files.files_read = s->files.files_opened = 0;
+	s->files.fd_short = 0;
 	snap->t = now;
 	rc = memz_sysfiles_read_meminfo(&s->sys, &snap->mem);
-	if (rc)
+	if (rc) {
+		snprintf(s->failed, sizeof s->failed, "%s", s->sys.failed);
+		snap->stats.failed_path = s->failed;
 		return rc;
+	}
 	/* PSI, NUMA and vmstat are optional: a failed read reads as absent */
 	if (memz_sysfiles_read_psi(&s->sys, &snap->psi))
 		snap->psi.present = false;
@@ -454,6 +496,13 @@ int memz_sampler_run(struct memz_sampler *s, double now,
 	snap->stats.files_opened += s->files.files_opened;
 	snap->stats.open_fds = (unsigned)s->files.open_fds;
 	snap->stats.fd_budget = (unsigned)s->files.fd_budget;
+	snap->stats.fd_degraded = s->sys.unkept;
+	snap->stats.fd_short = s->files.fd_short;
+	if (s->files.fd_short) {
+		snprintf(s->failed, sizeof s->failed, "%s/%s", s->s.proc_root,
+			 s->files.failed);
+		snap->stats.failed_path = s->failed;
+	}
 	snap->stats.budget_left_s = memz_budget_room(&s->budget);
 
 	memset(&pin, 0, sizeof pin);

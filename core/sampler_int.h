@@ -8,6 +8,7 @@
 #define MEMZ_SAMPLER_INT_H
 
 #include <dirent.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -37,6 +38,7 @@ struct memz_sampler {
 
 	struct memz_budget_cand *cand;
 	size_t cap_cand;
+	char failed[PATH_MAX + 128]; /* what stats.failed_path points at */
 	struct memz_cycle_stats *st; /* this cycle's, in the snapshot */
 };
 

@@ -246,6 +246,8 @@ void memz_sysfiles_init(struct memz_sysfiles *f)
 
 	f->meminfo_fd = f->psi_fd = f->vmstat_fd = -1;
 	f->n_nodes = 0;
+	f->has_psi = f->has_vmstat = f->unkept = false;
+	f->proc_root[0] = f->sys_root[0] = f->failed[0] = '\0';
 	for (i = 0; i < MEMZ_MAX_NODES; i++) {
 		f->node_id[i] = -1;
 		f->node_fd[i] = -1;
@@ -268,29 +270,73 @@ void memz_sysfiles_release(struct memz_sysfiles *f)
 	memz_sysfiles_init(f);
 }
 
-/* Open root/rel; -ENAMETOOLONG rather than a truncated path. */
-static int open_under(const char *root, const char *rel)
+/* Open root/rel; -ENAMETOOLONG rather than a truncated path. A failure
+ * leaves the path in f->failed. */
+static int open_under(struct memz_sysfiles *f, const char *root,
+		      const char *rel)
 {
-	char path[PATH_MAX];
-	int n = snprintf(path, sizeof(path), "%s/%s", root, rel);
+	int n = snprintf(f->failed, sizeof(f->failed), "%s/%s", root, rel);
+	int rc;
 
-	if (n < 0 || (size_t)n >= sizeof(path))
+	if (n < 0 || (size_t)n >= sizeof(f->failed))
 		return -ENAMETOOLONG;
-	return memz_open_at(AT_FDCWD, path);
+	rc = memz_open_at(AT_FDCWD, f->failed);
+	if (rc >= 0)
+		f->failed[0] = '\0';
+	return rc;
 }
 
 /* An optional file: absent (ENOENT; EOPNOTSUPP is what PSI gives when the
  * kernel was booted with psi=0) leaves fd at -1; other errors are errors. */
-static int open_optional(const char *root, const char *rel, int *fd)
+static int open_optional(struct memz_sysfiles *f, const char *root,
+			 const char *rel, int *fd)
 {
-	int rc = open_under(root, rel);
+	int rc = open_under(f, root, rel);
 
-	if (rc == -ENOENT || rc == -EOPNOTSUPP)
+	if (rc == -ENOENT || rc == -EOPNOTSUPP) {
+		f->failed[0] = '\0';
 		return 0;
+	}
 	if (rc < 0)
 		return rc;
 	*fd = rc;
 	return 0;
+}
+
+static void node_rel(char *rel, size_t len, int id)
+{
+	snprintf(rel, len, "devices/system/node/node%d/meminfo", id);
+}
+
+unsigned memz_sysfiles_unkeep(struct memz_sysfiles *f)
+{
+	unsigned n = 0;
+
+	f->unkept = true;
+	if (f->psi_fd >= 0)
+		close(f->psi_fd), f->psi_fd = -1, n++;
+	if (f->vmstat_fd >= 0)
+		close(f->vmstat_fd), f->vmstat_fd = -1, n++;
+	for (unsigned i = 0; i < f->n_nodes; i++)
+		if (f->node_fd[i] >= 0)
+			close(f->node_fd[i]), f->node_fd[i] = -1, n++;
+	return n;
+}
+
+/* Read a kept fd, or, unkept, open root/rel for this one read. */
+static int read_opt(struct memz_sysfiles *f, int fd, const char *root,
+		    const char *rel, size_t *len)
+{
+	int rc;
+
+	if (fd >= 0)
+		return memz_pread_file(fd, f->buf, sizeof(f->buf), len);
+	fd = open_under(f, root, rel);
+	if (fd < 0)
+		return fd;
+	rc = memz_pread_file(fd, f->buf, sizeof(f->buf), len);
+	close(fd);
+	return rc;
 }
 
 static int cmp_int(const void *a, const void *b)
@@ -349,25 +395,35 @@ int memz_sysfiles_open(struct memz_sysfiles *f, const char *proc_root,
 	int rc;
 
 	memz_sysfiles_release(f);
-	rc = open_under(proc_root, "meminfo");
+	if (strlen(proc_root) >= sizeof(f->proc_root) ||
+	    strlen(sys_root) >= sizeof(f->sys_root))
+		return -ENAMETOOLONG;
+	strcpy(f->proc_root, proc_root);
+	strcpy(f->sys_root, sys_root);
+	rc = open_under(f, proc_root, "meminfo");
 	if (rc < 0)
 		return rc;
 	f->meminfo_fd = rc;
-	rc = open_optional(proc_root, "pressure/memory", &f->psi_fd);
+	rc = open_optional(f, proc_root, "pressure/memory", &f->psi_fd);
 	if (!rc)
-		rc = open_optional(proc_root, "vmstat", &f->vmstat_fd);
-	if (!rc)
+		rc = open_optional(f, proc_root, "vmstat", &f->vmstat_fd);
+	if (!rc) {
+		f->has_psi = f->psi_fd >= 0;
+		f->has_vmstat = f->vmstat_fd >= 0;
 		rc = list_nodes(sys_root, ids, &n);
+		if (rc)
+			snprintf(f->failed, sizeof(f->failed),
+				 "%s/devices/system/node", sys_root);
+	}
 	if (rc)
 		goto fail;
 	for (i = 0; i < n; i++) {
 		char rel[64];
 		int fd;
 
-		snprintf(rel, sizeof(rel), "devices/system/node/node%d/meminfo",
-			 ids[i]);
+		node_rel(rel, sizeof(rel), ids[i]);
 		fd = -1;
-		rc = open_optional(sys_root, rel, &fd);
+		rc = open_optional(f, sys_root, rel, &fd);
 		if (rc)
 			goto fail;
 		if (fd < 0)
@@ -378,7 +434,13 @@ int memz_sysfiles_open(struct memz_sysfiles *f, const char *proc_root,
 	}
 	return 0;
 fail:
-	memz_sysfiles_release(f);
+	{
+		char failed[sizeof(f->failed)];
+
+		memcpy(failed, f->failed, sizeof(failed));
+		memz_sysfiles_release(f);
+		memcpy(f->failed, failed, sizeof(failed));
+	}
 	return rc;
 }
 
@@ -391,9 +453,12 @@ int memz_sysfiles_read_meminfo(struct memz_sysfiles *f,
 	if (f->meminfo_fd < 0)
 		return -EBADF;
 	rc = memz_pread_file(f->meminfo_fd, f->buf, sizeof(f->buf), &len);
+	if (!rc)
+		rc = memz_parse_meminfo(f->buf, len, out);
 	if (rc)
-		return rc;
-	return memz_parse_meminfo(f->buf, len, out);
+		snprintf(f->failed, sizeof(f->failed), "%s/meminfo",
+			 f->proc_root);
+	return rc;
 }
 
 int memz_sysfiles_read_psi(struct memz_sysfiles *f, struct memz_psi *out)
@@ -401,8 +466,9 @@ int memz_sysfiles_read_psi(struct memz_sysfiles *f, struct memz_psi *out)
 	size_t len;
 	int rc;
 
-	if (f->psi_fd >= 0) {
-		rc = memz_pread_file(f->psi_fd, f->buf, sizeof(f->buf), &len);
+	if (f->psi_fd >= 0 || (f->unkept && f->has_psi)) {
+		rc = read_opt(f, f->psi_fd, f->proc_root, "pressure/memory",
+			      &len);
 		if (rc == 0)
 			return memz_parse_psi(f->buf, len, out);
 		if (rc != -EOPNOTSUPP)
@@ -418,9 +484,12 @@ int memz_sysfiles_read_numa(struct memz_sysfiles *f, struct memz_numa *out)
 
 	out->n = 0;
 	for (i = 0; i < f->n_nodes; i++) {
+		char rel[64];
 		size_t len;
-		int rc = memz_pread_file(f->node_fd[i], f->buf, sizeof(f->buf),
-					 &len);
+		int rc;
+
+		node_rel(rel, sizeof(rel), f->node_id[i]);
+		rc = read_opt(f, f->node_fd[i], f->sys_root, rel, &len);
 
 		if (!rc)
 			rc = memz_parse_node_meminfo(f->buf, len, f->node_id[i],
@@ -439,11 +508,11 @@ int memz_sysfiles_read_vmstat(struct memz_sysfiles *f, struct memz_vmstat *out)
 	size_t len;
 	int rc;
 
-	if (f->vmstat_fd < 0) {
+	if (f->vmstat_fd < 0 && !(f->unkept && f->has_vmstat)) {
 		memset(out, 0, sizeof(*out));
 		return 0;
 	}
-	rc = memz_pread_file(f->vmstat_fd, f->buf, sizeof(f->buf), &len);
+	rc = read_opt(f, f->vmstat_fd, f->proc_root, "vmstat", &len);
 	if (rc)
 		return rc;
 	return memz_parse_vmstat(f->buf, len, out);

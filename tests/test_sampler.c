@@ -520,8 +520,48 @@ static void fixture_real1(void)
 	CHECK_INT(c.live, 0);
 }
 
+/* The caller is told which file failed, to print it: at open and when a
+ * cycle fails (meminfo garbled). */
+static void fixture_failed_path(void)
+{
+	const struct memz_allocator *a = memz_allocator_libc();
+	struct memz_settings set;
+	struct memz_sampler *sm = NULL;
+	struct memz_snapshot snap;
+	char failed[512], want[512];
+
+	memz_settings_init(&set);
+	CHECK_INT(memz_settings_set(&set, "ProcRoot", "/nonexistent/memz", NULL,
+				    0), 0);
+	CHECK_INT(memz_sampler_open(&sm, &set, a, failed, sizeof failed),
+		  -ENOENT);
+	CHECK_STR(failed, "/nonexistent/memz/meminfo");
+	CHECK(sm == NULL);
+
+	settings_for(&set, "garbled-meminfo");
+	CHECK_INT(memz_sampler_open(&sm, &set, a, failed, sizeof failed), 0);
+	CHECK_STR(failed, "");
+	memz_snapshot_init(&snap);
+	CHECK(memz_sampler_run(sm, 1, &snap) < 0);
+	snprintf(want, sizeof want, "%s/meminfo", set.proc_root);
+	CHECK_STR(snap.stats.failed_path, want);
+	memz_snapshot_release(&snap);
+	memz_sampler_free(&sm);
+
+	settings_for(&set, "tree1");
+	CHECK_INT(memz_sampler_new(&sm, &set, a), 0);
+	memz_snapshot_init(&snap);
+	CHECK_INT(memz_sampler_run(sm, 1, &snap), 0);
+	CHECK(snap.stats.failed_path == NULL);
+	CHECK_INT(snap.stats.fd_short, 0);
+	CHECK(!snap.stats.fd_degraded);
+	memz_snapshot_release(&snap);
+	memz_sampler_free(&sm);
+}
+
 int main(void)
 {
+	fixture_failed_path();
 	fixture_real1();
 	fixture_tree1();
 	fixture_pid_reuse();

@@ -467,6 +467,73 @@ static void rm(const char *dir, const char *rel)
 	CHECK_INT(remove(path), 0);
 }
 
+/* Short of fds: the optional files are closed and read with
+ * open/read/close from then on, with the same figures; meminfo stays. */
+static void test_sysfiles_unkeep(void)
+{
+	struct memz_sysfiles f;
+	struct memz_psi p;
+	struct memz_numa n;
+	struct memz_vmstat v;
+	struct memz_meminfo m;
+	int psi_fd;
+
+	open_fixture(&f, "numa2", 0);
+	psi_fd = f.psi_fd;
+	CHECK(psi_fd >= 0 && f.vmstat_fd >= 0 && f.n_nodes == 2);
+	CHECK_INT(memz_sysfiles_unkeep(&f), 4);
+	CHECK(f.unkept);
+	CHECK_INT(f.psi_fd, -1);
+	CHECK_INT(f.node_fd[0], -1);
+	CHECK_INT(f.node_fd[1], -1);
+	CHECK_INT(fcntl(psi_fd, F_GETFD), -1); /* closed */
+	CHECK(f.meminfo_fd >= 0);
+	CHECK_INT(memz_sysfiles_unkeep(&f), 0);
+	for (int round = 0; round < 2; round++) {
+		CHECK_INT(memz_sysfiles_read_numa(&f, &n), 0);
+		CHECK_INT(n.n, 2);
+		CHECK_U64(n.node[1].total, 4193280 * KB);
+		CHECK_INT(memz_sysfiles_read_psi(&f, &p), 0);
+		CHECK(p.present);
+		CHECK_NEAR(p.some.avg10, 0.12, 1e-9);
+		CHECK_INT(memz_sysfiles_read_vmstat(&f, &v), 0);
+		CHECK_INT(memz_sysfiles_read_meminfo(&f, &m), 0);
+	}
+	memz_sysfiles_release(&f);
+	CHECK(!f.unkept);
+}
+
+/* What failed is named: the caller prints it. */
+static void test_sysfiles_failed_path(void)
+{
+	struct memz_sysfiles f;
+	char dir[] = "/tmp/memz-failed-XXXXXX", want[256];
+
+	memz_sysfiles_init(&f);
+	CHECK_INT(memz_sysfiles_open(&f, "/nonexistent/memz", "/sys"), -ENOENT);
+	CHECK_STR(f.failed, "/nonexistent/memz/meminfo");
+	/* a directory where meminfo should be: refused at open, named */
+	CHECK(mkdtemp(dir) != NULL);
+	mk(dir, "meminfo");
+	CHECK_INT(memz_sysfiles_open(&f, dir, "/sys"), -EISDIR);
+	snprintf(want, sizeof want, "%s/meminfo", dir);
+	CHECK_STR(f.failed, want);
+	rm(dir, "meminfo");
+	/* a FIFO for PSI: refused without waiting for a writer, named */
+	put(dir, "meminfo", "MemTotal: 1 kB\nMemFree: 1 kB\n");
+	mk(dir, "pressure");
+	snprintf(want, sizeof want, "%s/pressure/memory", dir);
+	CHECK_INT(mkfifo(want, 0600), 0);
+	CHECK_INT(memz_sysfiles_open(&f, dir, "/sys"), -EINVAL);
+	CHECK_STR(f.failed, want);
+	CHECK_INT(f.meminfo_fd, -1);
+	remove(want);
+	rm(dir, "pressure");
+	rm(dir, "meminfo");
+	rmdir(dir);
+	memz_sysfiles_release(&f);
+}
+
 /* Kept fds see new content (the same file rewritten in place), and node
  * directories are found by number, sorted, skipping what is not a node. */
 static void test_sysfiles_kept(void)
@@ -567,6 +634,8 @@ int main(void)
 	test_sysfiles_real();
 	test_sysfiles_tree1();
 	test_sysfiles_numa2();
+	test_sysfiles_unkeep();
+	test_sysfiles_failed_path();
 	test_sysfiles_absent();
 	test_sysfiles_garbled();
 	test_sysfiles_kept();

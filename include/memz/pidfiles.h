@@ -31,6 +31,16 @@ struct memz_pidfiles {
 	char *big;     /* a file that may be any size (smaps) */
 	size_t big_cap;
 	const struct memz_allocator *a;
+	/* Out of fds (EMFILE, ENFILE), spare(spare_ctx) is asked, once, to
+	 * give up fds of its own (it returns how many), and the open is tried
+	 * again; what still cannot be opened is counted in fd_short (zeroed
+	 * by the caller, like files_read) and the first of it named in failed
+	 * ("PID/name"). */
+	unsigned (*spare)(void *ctx);
+	void *spare_ctx;
+	bool spared;
+	unsigned fd_short;
+	char failed[64];
 };
 
 /* Opens nothing and never fails; _release may follow. */

@@ -63,6 +63,15 @@ struct memz_cycle_stats {
 	double rollup_cpu_s;    /* CPU time the exact reads cost this cycle */
 	bool listed;            /* /proc was listed (else the table was walked) */
 	double budget_left_s;   /* CPU time the budget still holds */
+	/* Short of file descriptors: files that could not be opened this
+	 * cycle (EMFILE, ENFILE), and whether the sampler has given up its
+	 * kept optional fds to read with open/read/close instead. */
+	unsigned fd_short;
+	bool fd_degraded;
+	/* The file a failed cycle is about (meminfo unreadable), else the
+	 * first file that fd_short counts; NULL when neither. Valid until the
+	 * next run. */
+	const char *failed_path;
 };
 
 struct memz_snapshot {
@@ -88,6 +97,11 @@ struct memz_sampler;
 /* Copies the settings. Opens the system files. -errno on failure. */
 int memz_sampler_new(struct memz_sampler **out, const struct memz_settings *s,
 		     const struct memz_allocator *a);
+/* memz_sampler_new, and on failure the path of the file or directory it is
+ * about in failed[failed_len] ("" when it is about none, e.g. ENOMEM). */
+int memz_sampler_open(struct memz_sampler **out, const struct memz_settings *s,
+		      const struct memz_allocator *a, char *failed,
+		      size_t failed_len);
 void memz_sampler_free(struct memz_sampler **s);
 
 /*

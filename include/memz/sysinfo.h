@@ -15,6 +15,7 @@
 #ifndef MEMZ_SYSINFO_H
 #define MEMZ_SYSINFO_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -76,13 +77,18 @@ int memz_parse_vmstat(const char *buf, size_t len, struct memz_vmstat *out);
  * (booted with psi=0) is absent. NUMA nodes are the node<N> directories
  * with a meminfo, sorted by id, listed once at _open; past MEMZ_MAX_NODES
  * the lowest ids are kept. A read error leaves *out unspecified except that
- * a failed NUMA read sets n = 0.
+ * a failed NUMA read sets n = 0. After a failed _open or read, failed holds
+ * the path of the file it is about.
  */
 struct memz_sysfiles {
 	int meminfo_fd, psi_fd, vmstat_fd;
 	unsigned n_nodes;
 	int node_id[MEMZ_MAX_NODES];
 	int node_fd[MEMZ_MAX_NODES];
+	bool has_psi, has_vmstat; /* present, whether kept open or not */
+	bool unkept;        /* short of fds: the optional files are opened per read */
+	char proc_root[PATH_MAX], sys_root[PATH_MAX];
+	char failed[PATH_MAX + 64]; /* the file the last failed _open or read is about */
 	char buf[16384]; /* vmstat is the largest, ~5 KiB today */
 };
 
@@ -90,6 +96,13 @@ void memz_sysfiles_init(struct memz_sysfiles *f);
 int memz_sysfiles_open(struct memz_sysfiles *f, const char *proc_root,
 		       const char *sys_root);
 void memz_sysfiles_release(struct memz_sysfiles *f);
+/*
+ * Short of file descriptors: close the optional files (PSI, vmstat, the
+ * nodes' meminfo), which from now on are opened, read and closed on each
+ * read, so that a process that owns few fds still has one to read with.
+ * Returns how many fds it closed.
+ */
+unsigned memz_sysfiles_unkeep(struct memz_sysfiles *f);
 
 int memz_sysfiles_read_meminfo(struct memz_sysfiles *f,
 			       struct memz_meminfo *out);

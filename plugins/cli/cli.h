@@ -48,6 +48,20 @@ const char *cli_rate(double bps, bool raw, char *buf, size_t len);
 /* A hostile name made safe for the terminal. */
 const char *cli_name(const char *name, char *buf, size_t len);
 
+/* The sampler, or (1) a message on stderr naming the file or directory it
+ * could not open: "memz json: cannot read /proc/meminfo: Is a directory". */
+struct memz_sampler;
+struct memz_snapshot;
+struct memz_allocator;
+int cli_sampler_open(const char *cmd, struct memz_sampler **sm,
+		     const struct memz_settings *set,
+		     const struct memz_allocator *a);
+/* After memz_sampler_run returned rc: a failed cycle names its file (1);
+ * files that could not be opened for want of fds are said once a run
+ * (*warned), with how many and the first. 0 when the cycle holds. */
+int cli_cycle_report(const char *cmd, const struct memz_settings *set,
+		     const struct memz_snapshot *snap, int rc, bool *warned);
+
 /* Sleep s seconds; returns early (non-zero) once SIGINT/SIGTERM arrived. */
 int cli_sleep(double s);
 /* Catch SIGINT/SIGTERM so a watch loop ends cleanly. */

@@ -79,31 +79,30 @@ int cli_json(int argc, char **argv)
 	const struct memz_report_view *view;
 	unsigned samples = 1;
 	double interval = 1;
+	bool warned = false;
 	int rc;
 
 	memz_settings_init(&set);
 	rc = parse_args(argc, argv, &samples, &interval, &set);
 	if (rc >= 0)
 		return rc;
-	rc = memz_sampler_new(&sm, &set, a);
-	if (rc) {
-		fprintf(stderr, "memz json: cannot read %s: %s\n", set.proc_root,
-			strerror(-rc));
+	if (cli_sampler_open("memz json", &sm, &set, a))
 		return 1;
-	}
+	rc = 0;
 	memz_snapshot_init(&snap);
 	cli_catch_signals();
 	for (unsigned i = 0; i < samples && !rc; i++) {
 		if (i && cli_sleep(interval))
 			break;
 		rc = memz_sampler_run(sm, memz_now(), &snap);
+		rc = cli_cycle_report("memz json", &set, &snap, rc, &warned);
 	}
-	if (rc)
-		fprintf(stderr, "memz json: cannot read %s/meminfo: %s\n",
-			set.proc_root, strerror(-rc));
-	else if (memz_report_new(&report, a) ||
-		 memz_report_update(report, &snap, &view) ||
-		 memz_json_print_report(stdout, view) || fflush(stdout))
+	/* with fds so short that not one process could be read, the answer
+	 * is printed (its stats say why) but is not a success */
+	if (!rc && (memz_report_new(&report, a) ||
+		    memz_report_update(report, &snap, &view) ||
+		    memz_json_print_report(stdout, view) || fflush(stdout) ||
+		    (snap.stats.fd_short && !snap.view.n_procs)))
 		rc = -1;
 	memz_report_free(&report);
 	memz_snapshot_release(&snap);

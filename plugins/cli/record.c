@@ -68,6 +68,7 @@ int cli_record(int argc, char **argv)
 	double interval = 1, duration = 0, t0, next;
 	const char *path = NULL;
 	FILE *out = stdout;
+	bool warned = false;
 	int rc, status = 0;
 
 	memz_settings_init(&s);
@@ -116,10 +117,7 @@ int cli_record(int argc, char **argv)
 		free(row);
 		return 2;
 	}
-	rc = memz_sampler_new(&smp, &s, memz_allocator_libc());
-	if (rc) {
-		fprintf(stderr, "memz record: cannot read %s: %s\n", s.proc_root,
-			strerror(-rc));
+	if (cli_sampler_open("memz record", &smp, &s, memz_allocator_libc())) {
 		status = 1;
 		goto out;
 	}
@@ -135,8 +133,7 @@ int cli_record(int argc, char **argv)
 		double now = memz_now();
 
 		rc = memz_sampler_run(smp, now, &snap);
-		if (rc) {
-			fprintf(stderr, "memz record: %s\n", strerror(-rc));
+		if (cli_cycle_report("memz record", &s, &snap, rc, &warned)) {
 			status = 1;
 			break;
 		}

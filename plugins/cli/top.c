@@ -314,21 +314,16 @@ static int run(struct top_opts *o, const struct memz_settings *set)
 	struct memz_sampler *sm = NULL;
 	struct memz_snapshot snap;
 	unsigned shown = 0;
+	bool warned = false;
 	int rc, status = 0;
 
-	rc = memz_sampler_new(&sm, set, a);
-	if (rc) {
-		fprintf(stderr, "memz top: cannot read %s: %s\n", set->proc_root,
-			strerror(-rc));
+	if (cli_sampler_open("memz top", &sm, set, a))
 		return 1;
-	}
 	memz_snapshot_init(&snap);
 	cli_catch_signals();
 	for (;;) {
 		rc = memz_sampler_run(sm, memz_now(), &snap);
-		if (rc) {
-			fprintf(stderr, "memz top: cannot read %s/meminfo: %s\n",
-				set->proc_root, strerror(-rc));
+		if (cli_cycle_report("memz top", set, &snap, rc, &warned)) {
 			status = 1;
 			break;
 		}

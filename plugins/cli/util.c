@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "memz/procfs.h"
+#include "memz/sampler.h"
 #include "memz/sanitize.h"
 
 /* The one piece of process-wide state: a signal can only reach a flag. */
@@ -101,6 +102,52 @@ const char *cli_name(const char *name, char *buf, size_t len)
 		name = "";
 	memz_sanitize_terminal(name, strlen(name), buf, len);
 	return buf;
+}
+
+int cli_sampler_open(const char *cmd, struct memz_sampler **sm,
+		     const struct memz_settings *set,
+		     const struct memz_allocator *a)
+{
+	char failed[PATH_MAX + 128], safe[PATH_MAX + 128];
+	int rc = memz_sampler_open(sm, set, a, failed, sizeof failed);
+
+	if (!rc)
+		return 0;
+	fprintf(stderr, "%s: cannot read %s: %s\n", cmd,
+		cli_name(*failed ? failed : set->proc_root, safe, sizeof safe),
+		strerror(-rc));
+	return 1;
+}
+
+int cli_cycle_report(const char *cmd, const struct memz_settings *set,
+		     const struct memz_snapshot *snap, int rc, bool *warned)
+{
+	char safe[PATH_MAX + 128];
+	const char *path = snap->stats.failed_path;
+
+	if (rc) {
+		fprintf(stderr, "%s: cannot read %s: %s\n", cmd,
+			cli_name(path ? path : set->proc_root, safe, sizeof safe),
+			strerror(-rc));
+		return 1;
+	}
+	if (*warned)
+		return 0;
+	if (snap->stats.fd_short) {
+		fprintf(stderr,
+			"%s: short of file descriptors: %u file%s not read "
+			"(the first: %s: %s)\n",
+			cmd, snap->stats.fd_short,
+			snap->stats.fd_short == 1 ? "" : "s",
+			cli_name(path, safe, sizeof safe), strerror(EMFILE));
+		*warned = true;
+	} else if (snap->stats.fd_degraded) {
+		fprintf(stderr,
+			"%s: short of file descriptors: system files are read "
+			"with open/read/close\n", cmd);
+		*warned = true;
+	}
+	return 0;
 }
 
 static void on_signal(int sig)
