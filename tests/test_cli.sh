@@ -238,6 +238,65 @@ expect_rc 0 $MEMZ json --samples 2 --interval 0.05 $ROOT
 json_check "$TMP/out" 'isinstance(d, dict)'
 [ "$(wc -l <"$TMP/out")" -eq 1 ] || fail "json is not one line"
 expect_rc 1 $MEMZ json --set "ProcRoot=$FIX/nonexistent"
+grep -q "cannot read $FIX/nonexistent/meminfo: No such file" "$TMP/err" ||
+	fail "missing ProcRoot not named: $(cat "$TMP/err")"
+
+# --- hostile trees: nothing under ProcRoot may block, every error names its file
+# A copy of the fixture whose meminfo is a FIFO (open would wait for a
+# writer forever), then a directory (read gives EISDIR).
+mkroot() {
+	rm -rf "$TMP/h"
+	mkdir -p "$TMP/h"
+	cp -R "$FIX/proc" "$FIX/sys" "$TMP/h/"
+}
+HROOT="--set ProcRoot=$TMP/h/proc --set SysRoot=$TMP/h/sys"
+mkroot
+rm "$TMP/h/proc/meminfo"
+mkfifo "$TMP/h/proc/meminfo"
+expect_rc 1 timeout 20 $MEMZ json $HROOT
+grep -q "^memz json: cannot read $TMP/h/proc/meminfo: Invalid argument" "$TMP/err" ||
+	fail "FIFO meminfo: $(cat "$TMP/err")"
+mkroot
+rm "$TMP/h/proc/meminfo"
+mkdir "$TMP/h/proc/meminfo"
+expect_rc 1 timeout 20 $MEMZ json $HROOT
+grep -q "^memz json: cannot read $TMP/h/proc/meminfo: Is a directory" "$TMP/err" ||
+	fail "directory meminfo: $(cat "$TMP/err")"
+# a process's stat a FIFO: that process is skipped, the others are read
+mkroot
+rm "$TMP/h/proc/200/stat"
+mkfifo "$TMP/h/proc/200/stat"
+expect_rc 0 timeout 20 $MEMZ json $HROOT
+json_check "$TMP/out" 'sorted(p["pid"] for p in d["processes"]) == [100, 300]'
+expect_rc 1 timeout 20 $MEMZ inspect 200 $HROOT
+grep -q "cannot read $TMP/h/proc/200/stat" "$TMP/err" ||
+	fail "inspect of a FIFO stat: $(cat "$TMP/err")"
+
+# --- few file descriptors: degrade, say so, never an empty answer ----------
+# only 0, 1, 2 open, then RLIMIT_NOFILE; LeakSanitizer itself needs fds
+fds() { # fds N CMD...
+	n=$1
+	shift
+	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" python3 -c '
+import os, resource, sys
+n = int(sys.argv[1])
+os.closerange(3, 65536)
+resource.setrlimit(resource.RLIMIT_NOFILE, (n, n))
+os.execvp(sys.argv[2], sys.argv[2:])' "$n" "$@"
+}
+expect_rc 0 fds 8 $MEMZ json $ROOT
+json_check "$TMP/out" 'len(d["processes"]) == 3' 'd["stats"]["fd_degraded"] is True' \
+	'd["stats"]["fd_short"] == 0'
+grep -q "^memz json: short of file descriptors: system files are read with open/read/close" "$TMP/err" ||
+	fail "degraded fds not said: $(cat "$TMP/err")"
+expect_rc 0 fds 64 $MEMZ json $ROOT
+json_check "$TMP/out" 'len(d["processes"]) == 3' 'd["stats"]["fd_degraded"] is False'
+[ -s "$TMP/err" ] && fail "enough fds, yet: $(cat "$TMP/err")"
+expect_rc 1 fds 6 $MEMZ json $ROOT
+grep -q "^memz json: cannot read $FIX/.*: Too many open files" "$TMP/err" ||
+	fail "out of fds: $(cat "$TMP/err")"
+grep -q "Bad file descriptor" "$TMP/err" && fail "out of fds: EBADF"
+[ -s "$TMP/out" ] && fail "out of fds, yet printed: $(head -c 200 "$TMP/out")"
 
 # --- live: demand paging made visible ----------------------------------------
 # live touch|untouched CHECK: CHECK is a Python expression on m, the mapping
@@ -256,9 +315,12 @@ live() {
 	json_check "$TMP/out" "len($held) == 1" \
 		"[m['category'] for m in $held] == ['anon']" \
 		"all($2 for m in $held)"
-	expect_rc 0 $MEMZ inspect "$pid" --anon --sort size --limit 1
-	grep -q ' anon  *10[0-9]\.[0-9] MiB' "$TMP/out" ||
-		fail "live $1: text view: $(tail -1 "$TMP/out")"
+	start=$(python3 -c "import json; d = json.load(open('$TMP/out')); print(*['%x' % int(m['start'], 16) for m in $held])")
+	# the helper's mapping by its address: under ASan the largest anonymous
+	# mapping is the sanitizer's shadow (terabytes), not the helper's
+	expect_rc 0 $MEMZ inspect "$pid" --anon --sort size --limit 0
+	grep -q "^$start-[0-9a-f]* rw-p  anon  *10[0-9]\.[0-9] MiB" "$TMP/out" ||
+		fail "live $1: text view: $(grep "^$start-" "$TMP/out")"
 	exec 3>&-
 	wait $pid
 }
