@@ -28,20 +28,90 @@ struct keep {
 	const struct memz_allocator *a;
 };
 
+/* The kept mappings are a heap with the one that sorts last on top, so a
+ * better one replaces it in log time and the number kept stays keep_max. */
+static bool after(const struct memz_inspect *ins, size_t i, size_t j)
+{
+	return ins->keep_cmp(&ins->maps[i], &ins->maps[j]) > 0;
+}
+
+static void swap_maps(struct memz_inspect *ins, size_t i, size_t j)
+{
+	struct memz_inspect_map t = ins->maps[i];
+
+	ins->maps[i] = ins->maps[j];
+	ins->maps[j] = t;
+}
+
+static void sift_down(struct memz_inspect *ins, size_t i, size_t n)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+
+		if (l < n && after(ins, l, m))
+			m = l;
+		if (l + 1 < n && after(ins, l + 1, m))
+			m = l + 1;
+		if (m == i)
+			return;
+		swap_maps(ins, i, m);
+		i = m;
+	}
+}
+
+static void sift_up(struct memz_inspect *ins, size_t i)
+{
+	while (i > 0 && after(ins, i, (i - 1) / 2)) {
+		swap_maps(ins, i, (i - 1) / 2);
+		i = (i - 1) / 2;
+	}
+}
+
 static int keep_one(const struct memz_mapping *m, enum memz_mapcat c,
 		    void *ctx)
 {
 	struct keep *k = ctx;
 	struct memz_inspect *ins = k->ins;
+	struct memz_inspect_map im;
 
+	memz_smapscat_add(&ins->cats, m, c);
+	if (!memz_mapfilter_match(&ins->keep_filter, m, c))
+		return 0;
+	if ((unsigned)c >= MEMZ_CAT_COUNT)
+		c = MEMZ_CAT_ANON;
+	im.m = *m;
+	im.cat = c;
+	ins->selected.count++;
+	ins->selected.size += m->size;
+	ins->selected.rss += m->rss;
+	ins->selected.pss += m->pss;
+	ins->selected.private_dirty += m->private_dirty;
+	ins->selected.swap += m->swap;
+	if (ins->keep_max && ins->n_maps == ins->keep_max) {
+		if (!ins->keep_cmp || ins->keep_cmp(&im, &ins->maps[0]) >= 0)
+			return 0;
+		ins->maps[0] = im;
+		sift_down(ins, 0, ins->n_maps);
+		return 0;
+	}
 	if (memz_grow(k->a, &ins->maps, &ins->cap_maps, ins->n_maps + 1,
 		      sizeof *ins->maps))
 		return -ENOMEM;
-	ins->maps[ins->n_maps].m = *m;
-	ins->maps[ins->n_maps].cat = c;
-	ins->n_maps++;
-	memz_smapscat_add(&ins->cats, m, c);
+	ins->maps[ins->n_maps++] = im;
+	if (ins->keep_cmp)
+		sift_up(ins, ins->n_maps - 1);
 	return 0;
+}
+
+/* Heap sort: the heap's top, the one that sorts last, goes to the end. */
+static void sort_kept(struct memz_inspect *ins)
+{
+	if (!ins->keep_cmp)
+		return;
+	for (size_t n = ins->n_maps; n > 1; n--) {
+		swap_maps(ins, 0, n - 1);
+		sift_down(ins, 0, n - 1);
+	}
 }
 
 /* Small per-pid files go through one stack buffer. */
@@ -95,14 +165,12 @@ static int read_pid(struct memz_inspect *ins, int rootfd, int dirfd,
 	else if (rc != -ENOENT)
 		return rc;
 	*what = "smaps";
-	rc = memz_read_file_grow(a, dirfd, "smaps", &ins->buf, &ins->buf_cap,
-				 &len);
-	if (rc)
-		return rc;
 	struct keep k = { ins, a };
-	rc = memz_smapscat_walk(ins->buf, len, ins->exe, keep_one, &k);
+	rc = memz_smapscat_walk_file(dirfd, "smaps", ins->exe, &ins->buf,
+				     &ins->buf_cap, a, keep_one, &k);
 	if (rc)
 		return rc;
+	sort_kept(ins);
 	read_system_times(rootfd, ins);
 	*what = NULL;
 	return 0;
@@ -117,6 +185,7 @@ int memz_inspect_read(struct memz_inspect *ins, const char *proc_root,
 
 	ins->pid = pid;
 	ins->n_maps = 0;
+	memset(&ins->selected, 0, sizeof ins->selected);
 	ins->has_rollup = false;
 	ins->exe[0] = '\0';
 	ins->uptime_s = 0;

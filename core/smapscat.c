@@ -245,6 +245,94 @@ int memz_smapscat_walk(const char *buf, size_t len, const char *exe_path,
 	return w.n ? walk_emit(&w, NULL) : 0;
 }
 
+/* Where the last mapping header in buf[0, len) starts, after a newline:
+ * everything before it is whole records. 0 when there is none past 0. */
+static size_t last_header(const char *buf, size_t len)
+{
+	for (size_t i = len; i-- > 1;) {
+		const char *s = buf + i, *e = buf + len, *t = s;
+
+		if (s[-1] != '\n')
+			continue;
+		while (t < e && ((*t >= '0' && *t <= '9') || (*t >= 'a' && *t <= 'f')))
+			t++;
+		if (t == s || t >= e || *t != '-')
+			continue;
+		s = ++t;
+		while (t < e && ((*t >= '0' && *t <= '9') || (*t >= 'a' && *t <= 'f')))
+			t++;
+		if (t != s && t < e && *t == ' ')
+			return i;
+	}
+	return 0;
+}
+
+/* Parse the whole records in buf[0, len) without the rest: the byte at len
+ * is made the terminator the parser wants, then put back. */
+static int walk_part(struct walk *w, char *buf, size_t len)
+{
+	char save = buf[len];
+	int rc;
+
+	buf[len] = '\0';
+	rc = memz_parse_smaps(buf, len, walk_one, w);
+	buf[len] = save;
+	return rc;
+}
+
+int memz_smapscat_walk_file(int dirfd, const char *name, const char *exe_path,
+			    char **buf, size_t *cap,
+			    const struct memz_allocator *a,
+			    int (*fn)(const struct memz_mapping *m,
+				      enum memz_mapcat c, void *ctx),
+			    void *ctx)
+{
+	struct walk w = { .exe = exe_path, .fn = fn, .ctx = ctx };
+	size_t have = 0, room;
+	int fd, rc = 0;
+
+	if (*cap < MEMZ_SMAPS_WINDOW &&
+	    memz_grow(a, buf, cap, MEMZ_SMAPS_WINDOW, 1))
+		return -ENOMEM;
+	room = MEMZ_SMAPS_WINDOW - 1;
+	fd = memz_open_at(dirfd, name);
+	if (fd < 0)
+		return fd;
+	for (;;) {
+		ssize_t n = read(fd, *buf + have, room - have);
+		size_t cut;
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = -errno;
+			break;
+		}
+		have += (size_t)n;
+		if (n == 0) {
+			rc = have ? walk_part(&w, *buf, have) : 0;
+			if (!rc && w.n)
+				rc = walk_emit(&w, NULL);
+			break;
+		}
+		cut = last_header(*buf, have);
+		if (!cut) {
+			if (have == room) {
+				rc = -EFBIG;
+				break;
+			}
+			continue;
+		}
+		rc = walk_part(&w, *buf, cut);
+		if (rc)
+			break;
+		memmove(*buf, *buf + cut, have - cut);
+		have -= cut;
+	}
+	close(fd);
+	return rc;
+}
+
 bool memz_mapfilter_match(const struct memz_mapfilter *f,
 			  const struct memz_mapping *m, enum memz_mapcat c)
 {

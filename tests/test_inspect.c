@@ -13,6 +13,56 @@
 
 #define ROOT MEMZ_FIXTURES "/cli/proc"
 
+static int by_rss(const struct memz_inspect_map *a,
+		  const struct memz_inspect_map *b)
+{
+	if (a->m.rss != b->m.rss)
+		return a->m.rss < b->m.rss ? 1 : -1;
+	return (a->m.start > b->m.start) - (a->m.start < b->m.start);
+}
+
+/* inspect keeps only what it is asked to show, but counts all it passed. */
+static void test_inspect_keep(void)
+{
+	const struct memz_allocator *a = memz_allocator_libc();
+	struct memz_inspect all, top, anon;
+	const char *what;
+
+	memz_inspect_init(&all);
+	CHECK_INT(memz_inspect_read(&all, ROOT, 100, a,
+				    &what), 0);
+	CHECK(all.n_maps > 3);
+	CHECK_INT(all.selected.count, all.n_maps);
+	CHECK_INT(all.selected.count, all.cats.total.count);
+	for (size_t i = 1; i < all.n_maps; i++)
+		CHECK(all.maps[i - 1].m.start < all.maps[i].m.start);
+
+	memz_inspect_init(&top);
+	top.keep_max = 2;
+	top.keep_cmp = by_rss;
+	CHECK_INT(memz_inspect_read(&top, ROOT, 100, a,
+				    &what), 0);
+	CHECK_INT(top.n_maps, 2);
+	CHECK_INT(top.selected.count, all.n_maps);
+	CHECK_U64(top.selected.rss, all.cats.total.rss);
+	for (size_t i = 0; i < all.n_maps; i++)
+		CHECK(all.maps[i].m.rss <= top.maps[1].m.rss ||
+		      all.maps[i].m.start == top.maps[0].m.start ||
+		      all.maps[i].m.start == top.maps[1].m.start);
+	CHECK(top.maps[0].m.rss >= top.maps[1].m.rss);
+
+	memz_inspect_init(&anon);
+	anon.keep_filter.cats = 1u << MEMZ_CAT_HEAP;
+	CHECK_INT(memz_inspect_read(&anon, ROOT, 100, a,
+				    &what), 0);
+	CHECK_INT(anon.selected.count, all.cats.cat[MEMZ_CAT_HEAP].count);
+	CHECK_INT(anon.n_maps, anon.selected.count);
+	CHECK_U64(anon.selected.rss, all.cats.cat[MEMZ_CAT_HEAP].rss);
+	memz_inspect_release(&all, a);
+	memz_inspect_release(&top, a);
+	memz_inspect_release(&anon, a);
+}
+
 int main(void)
 {
 	struct counting c = { 0 };
@@ -58,5 +108,6 @@ int main(void)
 
 	memz_inspect_release(&ins, &a);
 	CHECK_INT(c.live, 0);
+	test_inspect_keep();
 	return check_status();
 }

@@ -1,7 +1,10 @@
 /* test_smapscat.c - the mapping taxonomy: each rule, its precedence, the
  * thread-stack shape, filters, and sums over a whole smaps text. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "memz/smapscat.h"
@@ -275,8 +278,125 @@ static void test_walk(void)
 	CHECK_INT(s.n, 0);
 }
 
+/* Every category seen, in order, over a whole file. */
+struct order {
+	unsigned char *cat;
+	size_t n, cap;
+	uint64_t rss;
+};
+
+static int note(const struct memz_mapping *m, enum memz_mapcat c, void *ctx)
+{
+	struct order *o = ctx;
+
+	if (o->n == o->cap) {
+		o->cap = o->cap ? 2 * o->cap : 1024;
+		o->cat = realloc(o->cat, o->cap);
+		if (!o->cat)
+			abort();
+	}
+	o->cat[o->n++] = (unsigned char)c;
+	o->rss += m->rss;
+	return 0;
+}
+
+static void write_file(const char *path, const char *text, size_t len)
+{
+	FILE *f = fopen(path, "w");
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	CHECK_INT(fwrite(text, 1, len, f), len);
+	fclose(f);
+}
+
+/* Streamed through a window, a file many windows long gives what a walk of
+ * the whole text gives, neighbours across the windows' edges included; the
+ * buffer never grows past the window; a record larger than it is refused,
+ * as is what is not a regular file. */
+static void test_walk_file(void)
+{
+	const struct memz_allocator *a = memz_allocator_libc();
+	char dir[] = "/tmp/memz-smaps-XXXXXX", path[64];
+	size_t n = 0, len = 0, cap = 0, one;
+	struct order whole = { 0 }, streamed = { 0 };
+	char rec7[8192], *text, *buf = NULL;
+	int dfd;
+
+	one = 0;
+	one += rec(rec7 + one, sizeof rec7 - one,
+		   "7f0000000000-7f0000001000 ---p 00000000 00:00 0",
+		   4, 0, 0, 0, 0, "mr mw me");
+	one += rec(rec7 + one, sizeof rec7 - one,
+		   "7f0000001000-7f0000801000 rw-p 00000000 00:00 0",
+		   8192, 64, 64, 64, 0, "rd wr mr mw me ac");
+	one += rec(rec7 + one, sizeof rec7 - one,
+		   "7f1000000000-7f1000100000 r-xp 00000000 fd:01 7 /usr/lib/libc.so.6",
+		   1024, 900, 90, 0, 0, "rd ex mr mw me");
+	/* about 4 MiB: sixteen windows, a record cut at most edges */
+	len = one * (4u << 20) / one;
+	text = malloc(len + 1);
+	CHECK(text != NULL);
+	for (n = 0; n + one <= len; n += one)
+		memcpy(text + n, rec7, one);
+	len = n;
+	text[len] = '\0';
+	CHECK(mkdtemp(dir) != NULL);
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	snprintf(path, sizeof path, "%s/smaps", dir);
+	write_file(path, text, len);
+
+	CHECK_INT(memz_smapscat_walk(text, len, NULL, note, &whole), 0);
+	CHECK_INT(memz_smapscat_walk_file(dfd, "smaps", NULL, &buf, &cap, a,
+					  note, &streamed), 0);
+	CHECK_INT(whole.n, len / one * 3);
+	CHECK_INT(streamed.n, whole.n);
+	CHECK_U64(streamed.rss, whole.rss);
+	CHECK(whole.n == streamed.n &&
+	      memcmp(whole.cat, streamed.cat, whole.n) == 0);
+	CHECK_INT(cap, MEMZ_SMAPS_WINDOW);
+
+	/* one record larger than the window */
+	{
+		static const char head[] =
+			"7f0000000000-7f0000001000 ---p 00000000 00:00 0\n"
+			"Size: 4 kB\nRss: 0 kB\nPss: 0 kB\nVmFlags: ";
+		size_t big = MEMZ_SMAPS_WINDOW + 4096, k = sizeof head - 1;
+		char *r = malloc(k + big + 1);
+
+		CHECK(r != NULL);
+		if (!r)
+			return;
+		memcpy(r, head, k);
+		memset(r + k, 'x', big);
+		r[k + big] = '\n';
+		write_file(path, r, k + big + 1);
+		free(r);
+		free(streamed.cat);
+		memset(&streamed, 0, sizeof streamed);
+		CHECK_INT(memz_smapscat_walk_file(dfd, "smaps", NULL, &buf, &cap,
+						  a, note, &streamed), -EFBIG);
+		CHECK_INT(cap, MEMZ_SMAPS_WINDOW);
+	}
+	unlink(path);
+	CHECK_INT(mkfifo(path, 0600), 0);
+	alarm(10);
+	CHECK_INT(memz_smapscat_walk_file(dfd, "smaps", NULL, &buf, &cap, a,
+					  note, &streamed), -EINVAL);
+	alarm(0);
+	unlink(path);
+	rmdir(dir);
+	close(dfd);
+	memz_free(a, &buf);
+	free(text);
+	free(whole.cat);
+	free(streamed.cat);
+}
+
 int main(void)
 {
+	test_walk_file();
 	test_rules();
 	test_precedence();
 	test_thread_stack_shape();

@@ -4,7 +4,8 @@
  * process on request, since full smaps is too costly to read every cycle.
  *
  * It reads <proc_root>/<pid>/: stat, status, oom_score_adj, smaps_rollup,
- * exe and full smaps (every mapping kept, classified by smapscat.h). System
+ * exe and full smaps (streamed; every mapping classified by smapscat.h and
+ * summed, those asked for kept). System
  * uptime and boot time come from <proc_root>/uptime and <proc_root>/stat.
  * The struct owns its buffers, which grow to the largest process read and
  * are reused; memz_inspect_release() frees them.
@@ -36,9 +37,22 @@ struct memz_inspect {
 	long long boot_time; /* epoch seconds (btime); 0 if unknown */
 	long clk_tck;
 	struct memz_smapscat cats;
+	/*
+	 * Which mappings are kept, set after _init (which keeps every one, in
+	 * file order): those keep_filter passes, and of them the keep_max (0:
+	 * all) first by keep_cmp (NULL: file order), in that order after
+	 * _read. selected counts and sums every mapping the filter passed.
+	 * smaps is streamed through a bounded buffer, so with keep_max set
+	 * memory stays bounded whatever the number of mappings.
+	 */
+	struct memz_mapfilter keep_filter;
+	size_t keep_max;
+	int (*keep_cmp)(const struct memz_inspect_map *a,
+			const struct memz_inspect_map *b);
+	struct memz_catsum selected;
 	struct memz_inspect_map *maps;
 	size_t n_maps, cap_maps;
-	char *buf; /* smaps text, kept for reuse */
+	char *buf; /* a window of the smaps text, kept for reuse */
 	size_t buf_cap;
 };
 

@@ -92,6 +92,20 @@ void memz_smapscat_add(struct memz_smapscat *s, const struct memz_mapping *m,
 		       enum memz_mapcat c);
 
 /*
+ * memz_smapscat_walk over the file name below dirfd, read in windows of at
+ * most MEMZ_SMAPS_WINDOW bytes through *buf (grown with a, to no more than
+ * that, and kept across calls): the memory used does not grow with the
+ * file. A record larger than the window is -EFBIG.
+ */
+#define MEMZ_SMAPS_WINDOW (256 * 1024)
+int memz_smapscat_walk_file(int dirfd, const char *name, const char *exe_path,
+			    char **buf, size_t *cap,
+			    const struct memz_allocator *a,
+			    int (*fn)(const struct memz_mapping *m,
+				      enum memz_mapcat c, void *ctx),
+			    void *ctx);
+
+/*
  * Parse a full smaps text and call fn(m, category, ctx) for every mapping in
  * file order (the classification needs each mapping's neighbours, so fn runs
  * one mapping behind the parser). Stops and returns fn's value if non-zero;

@@ -68,10 +68,11 @@ static void usage(FILE *f)
 
 static enum map_sort cmp_key;
 
-static int cmp_maps(const void *pa, const void *pb)
+/* The order --sort asks for; the core keeps the first --limit of it while
+ * it streams smaps, so a process with a million mappings costs no more. */
+static int cmp_maps(const struct memz_inspect_map *a,
+		    const struct memz_inspect_map *b)
 {
-	const struct memz_inspect_map *a = *(const struct memz_inspect_map *const *)pa;
-	const struct memz_inspect_map *b = *(const struct memz_inspect_map *const *)pb;
 	uint64_t x = 0, y = 0;
 
 	switch (cmp_key) {
@@ -86,23 +87,18 @@ static int cmp_maps(const void *pa, const void *pb)
 	return (a->m.start > b->m.start) - (a->m.start < b->m.start);
 }
 
+/* What the core kept: the selected mappings, sorted, at most --limit. */
 static const struct memz_inspect_map **sorted_maps(
-	const struct memz_inspect *ins, const struct inspect_opts *o,
-	size_t *n_out)
+	const struct memz_inspect *ins, size_t *n_out)
 {
 	const struct memz_inspect_map **v =
 		calloc(ins->n_maps ? ins->n_maps : 1, sizeof *v);
-	size_t n = 0;
 
 	if (!v)
 		return NULL;
 	for (size_t i = 0; i < ins->n_maps; i++)
-		if (memz_mapfilter_match(&o->filter, &ins->maps[i].m,
-					 ins->maps[i].cat))
-			v[n++] = &ins->maps[i];
-	cmp_key = o->sort;
-	qsort(v, n, sizeof *v, cmp_maps);
-	*n_out = n;
+		v[i] = &ins->maps[i];
+	*n_out = ins->n_maps;
 	return v;
 }
 
@@ -184,8 +180,7 @@ static int print_text(const struct inspect_opts *o,
 		      const struct memz_inspect *ins, const struct history *h)
 {
 	const struct memz_inspect_map **v;
-	size_t n, shown;
-	struct memz_catsum sel = { 0, 0, 0, 0, 0, 0 };
+	size_t shown;
 	char b[4][32], path[4 * sizeof ins->maps[0].m.path];
 
 	print_header(o, ins, h);
@@ -202,27 +197,18 @@ static int print_text(const struct inspect_opts *o,
 		       cli_bytes(ins->rollup.private_dirty, o->raw, b[2], 32),
 		       cli_bytes(ins->rollup.swap, o->raw, b[3], 32));
 	}
-	v = sorted_maps(ins, o, &n);
+	v = sorted_maps(ins, &shown);
 	if (!v) {
 		fprintf(stderr, "memz inspect: out of memory\n");
 		return 1;
 	}
-	shown = o->limit && o->limit < n ? o->limit : n;
-	printf("\nMAPPINGS by %s: %zu of %zu selected\n", msort_names[o->sort],
-	       shown, n);
+	printf("\nMAPPINGS by %s: %zu of %u selected\n", msort_names[o->sort],
+	       shown, ins->selected.count);
 	printf("%-25s %-5s %-6s %11s %11s %11s %11s  %s\n", "ADDRESS", "PERMS",
 	       "KIND", "SIZE", "RSS", "PSS", "SWAP", "PATH");
-	for (size_t i = 0; i < n; i++) {
+	for (size_t i = 0; i < shown; i++) {
 		const struct memz_mapping *m = &v[i]->m;
 
-		sel.count++;
-		sel.size += m->size;
-		sel.rss += m->rss;
-		sel.pss += m->pss;
-		sel.private_dirty += m->private_dirty;
-		sel.swap += m->swap;
-		if (i >= shown)
-			continue;
 		printf("%012llx-%012llx %-5s %-6s %11s %11s %11s %11s%s%s\n",
 		       (unsigned long long)m->start, (unsigned long long)m->end,
 		       m->perms, memz_mapcat_name(v[i]->cat),
@@ -234,7 +220,7 @@ static int print_text(const struct inspect_opts *o,
 		       m->path[0] ? cli_name(m->path, path, sizeof path) : "");
 	}
 	if (o->filter.cats || o->filter.perms)
-		print_sum_row(o, "selected", &sel);
+		print_sum_row(o, "selected", &ins->selected);
 	free(v);
 	return 0;
 }
@@ -312,8 +298,7 @@ static void j_history(yajl_gen g, const struct history *h, uint64_t rss_now)
 	yajl_gen_map_close(g);
 }
 
-static int print_json(const struct inspect_opts *o,
-		      const struct memz_inspect *ins, const struct history *h)
+static int print_json(const struct memz_inspect *ins, const struct history *h)
 {
 	yajl_gen g = yajl_gen_alloc(NULL);
 	const struct memz_inspect_map **v;
@@ -321,7 +306,7 @@ static int print_json(const struct inspect_opts *o,
 	size_t n, len;
 	time_t st;
 
-	v = sorted_maps(ins, o, &n);
+	v = sorted_maps(ins, &n);
 	if (!g || !v) {
 		if (g)
 			yajl_gen_free(g);
@@ -361,9 +346,9 @@ static int print_json(const struct inspect_opts *o,
 		j_rollup(g, &ins->rollup);
 	else
 		yajl_gen_null(g);
-	memz_json_kv_u64(g, "mappings_selected", n);
+	memz_json_kv_u64(g, "mappings_selected", ins->selected.count);
 	memz_json_str(g, "mappings");
-	j_maps(g, v, o->limit && o->limit < n ? o->limit : n);
+	j_maps(g, v, n);
 	yajl_gen_map_close(g);
 	if (yajl_gen_get_buf(g, &out, &len) == yajl_gen_status_ok) {
 		fwrite(out, 1, len, stdout);
@@ -383,19 +368,18 @@ static int watch(const struct inspect_opts *o, const struct memz_settings *set,
 	struct memz_snapshot snap;
 	int rc;
 
-	rc = memz_sampler_new(&sm, set, a);
-	if (rc) {
-		fprintf(stderr, "memz inspect: cannot read %s: %s\n",
-			set->proc_root, strerror(-rc));
+	bool warned = false;
+
+	if (cli_sampler_open("memz inspect", &sm, set, a))
 		return 1;
-	}
+	rc = 0;
 	memz_snapshot_init(&snap);
 	cli_catch_signals();
 	for (unsigned i = 0; i < o->samples; i++) {
 		if (i && cli_sleep(o->interval))
 			break;
 		rc = memz_sampler_run(sm, memz_now(), &snap);
-		if (rc)
+		if (cli_cycle_report("memz inspect", set, &snap, rc, &warned))
 			break;
 		h->cycles = i + 1;
 		for (size_t k = 0; k < snap.view.n_procs; k++) {
@@ -411,12 +395,7 @@ static int watch(const struct inspect_opts *o, const struct memz_settings *set,
 	}
 	memz_snapshot_release(&snap);
 	memz_sampler_free(&sm);
-	if (rc) {
-		fprintf(stderr, "memz inspect: cannot read %s/meminfo: %s\n",
-			set->proc_root, strerror(-rc));
-		return 1;
-	}
-	return 0;
+	return rc ? 1 : 0;
 }
 
 static int parse_args(int argc, char **argv, struct inspect_opts *o,
@@ -527,6 +506,10 @@ int cli_inspect(int argc, char **argv)
 	if (o.samples && (rc = watch(&o, &set, &h)))
 		return rc;
 	memz_inspect_init(&ins);
+	ins.keep_filter = o.filter;
+	ins.keep_max = o.limit;
+	cmp_key = o.sort;
+	ins.keep_cmp = cmp_maps;
 	rc = memz_inspect_read(&ins, set.proc_root, o.pid, a, &what);
 	if (rc == -ENOENT || rc == -ESRCH) {
 		fprintf(stderr, "memz inspect: process %d is gone (no %s/%d%s%s)\n",
@@ -538,7 +521,7 @@ int cli_inspect(int argc, char **argv)
 			set.proc_root, o.pid, what ? what : "?", strerror(-rc));
 		rc = 1;
 	} else {
-		rc = o.json ? print_json(&o, &ins, &h) : print_text(&o, &ins, &h);
+		rc = o.json ? print_json(&ins, &h) : print_text(&o, &ins, &h);
 	}
 	memz_inspect_release(&ins, a);
 	return rc;
