@@ -2,7 +2,8 @@
 # Set up a Debian 12 machine and run the whole memz test suite:
 #   1. warnings-as-errors build, `make check` (unit and integration tests
 #      against the real collectd and netdata);
-#   2. AddressSanitizer + UBSan build, unit tests;
+#   2. AddressSanitizer + UBSan build, `make check` again (integration
+#      tests included: the daemons load the sanitized plugins);
 #   3. unit tests under valgrind;
 #   4. libFuzzer build (clang), every fuzz target for a few seconds from its
 #      seed corpus;
@@ -32,7 +33,7 @@ stage werror --enable-werror
 (cd "$src/build-werror" && make -j"$jobs" check) || { report "$src/build-werror"; exit 1; }
 
 stage sanitizers --enable-werror --enable-sanitizers
-(cd "$src/build-sanitizers" && make -j"$jobs" check-unit) || { report "$src/build-sanitizers"; exit 1; }
+(cd "$src/build-sanitizers" && make -j"$jobs" check) || { report "$src/build-sanitizers"; exit 1; }
 
 (cd "$src/build-werror" && make -j"$jobs" check-valgrind) || { report "$src/build-werror"; exit 1; }
 
