@@ -31,7 +31,7 @@ static const struct memz_setting_desc table[] = {
 	  "Always report the group with exactly this name; repeatable." },
 	{ "ProcessMatch", MEMZ_SETTING_REGEX_LIST, OFF(process_match), "", 0, 0,
 	  NULL, "",
-	  "Always report groups whose name matches this POSIX extended regex; repeatable." },
+	  "Always report groups whose name matches this POSIX extended regex (repetitions nested at most 3 deep, counts at most 255); repeatable." },
 	{ "MaxOpenFiles", MEMZ_SETTING_INT, OFF(max_open_files), "2048", 0,
 	  1048576, NULL, "",
 	  "File descriptors kept open across cycles; above it files are opened, read and closed each time." },
