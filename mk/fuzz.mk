@@ -16,31 +16,31 @@ EXTRA_DIST += tests/fuzz/corpus tests/fuzz/fuzz_util.h \
 
 if FUZZING
 noinst_PROGRAMS += $(FUZZ_TARGETS)
-FUZZ_LINK = $(AM_LDFLAGS) -fsanitize=fuzzer
+FUZZ_LINKFLAGS = $(AM_LDFLAGS) $(FUZZ_LINK)
 tests_fuzz_fuzz_procfs_SOURCES = tests/fuzz/fuzz_procfs.c tests/fuzz/fuzz_util.h
-tests_fuzz_fuzz_procfs_LDFLAGS = $(FUZZ_LINK)
+tests_fuzz_fuzz_procfs_LDFLAGS = $(FUZZ_LINKFLAGS)
 tests_fuzz_fuzz_procfs_LDADD = libmemz.la
 tests_fuzz_fuzz_smaps_SOURCES = tests/fuzz/fuzz_smaps.c tests/fuzz/fuzz_util.h
-tests_fuzz_fuzz_smaps_LDFLAGS = $(FUZZ_LINK)
+tests_fuzz_fuzz_smaps_LDFLAGS = $(FUZZ_LINKFLAGS)
 tests_fuzz_fuzz_smaps_LDADD = libmemz.la
 tests_fuzz_fuzz_trace_SOURCES = tests/fuzz/fuzz_trace.c tests/fuzz/fuzz_util.h
-tests_fuzz_fuzz_trace_LDFLAGS = $(FUZZ_LINK)
+tests_fuzz_fuzz_trace_LDFLAGS = $(FUZZ_LINKFLAGS)
 tests_fuzz_fuzz_trace_LDADD = libmemz.la
 tests_fuzz_fuzz_settings_SOURCES = tests/fuzz/fuzz_settings.c tests/fuzz/fuzz_util.h
-tests_fuzz_fuzz_settings_LDFLAGS = $(FUZZ_LINK)
+tests_fuzz_fuzz_settings_LDFLAGS = $(FUZZ_LINKFLAGS)
 tests_fuzz_fuzz_settings_LDADD = libmemz.la
 # netdata's function-call parser is linked as memz.plugin has it, not copied.
 tests_fuzz_fuzz_ndfunc_SOURCES = tests/fuzz/fuzz_ndfunc.c tests/fuzz/fuzz_util.h \
 	plugins/netdata/functions.c plugins/netdata/functions.h
 tests_fuzz_fuzz_ndfunc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/plugins/netdata
 tests_fuzz_fuzz_ndfunc_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
-tests_fuzz_fuzz_ndfunc_LDFLAGS = $(FUZZ_LINK)
+tests_fuzz_fuzz_ndfunc_LDFLAGS = $(FUZZ_LINKFLAGS)
 tests_fuzz_fuzz_ndfunc_LDADD = libmemz.la $(YAJL_LIBS)
 tests_fuzz_fuzz_emit_SOURCES = tests/fuzz/fuzz_emit.c tests/fuzz/fuzz_util.h \
 	$(ND_EMIT)
 tests_fuzz_fuzz_emit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/plugins/netdata
 tests_fuzz_fuzz_emit_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
-tests_fuzz_fuzz_emit_LDFLAGS = $(FUZZ_LINK)
+tests_fuzz_fuzz_emit_LDFLAGS = $(FUZZ_LINKFLAGS)
 tests_fuzz_fuzz_emit_LDADD = libmemz.la $(YAJL_LIBS)
 
 # One line per target: executions, coverage (edges) and features, from
