@@ -15,6 +15,9 @@ cd_wait_ready "$A"
 cd_poll 5 cd_log_has "$A" "memz plugin: cannot start sampling" ||
 	cd_fail "no error from memz's failed init"
 grep -F '[error] memz plugin:' "$A/collectd.log" | head -n 1
+# and names the file it could not read
+cd_log_has "$A" "cannot start sampling: $D/no-such-proc/meminfo: No such file" ||
+	cd_fail "memz's init error does not name the file"
 # The daemon is up and its other plugins work: the socket answers and csv
 # keeps writing collectd's own values (if any), while memz has no values.
 cd_alive "$CD_PID" || cd_fail "collectd died with memz's init"

@@ -164,7 +164,10 @@ static int memz_read(user_data_t *ud)
 	if (memz_clock_sample_due(&clk, now)) {
 		int rc = memz_sampler_run(sampler, now, &snap);
 		if (rc < 0) {
-			ERROR(PLUGIN " plugin: sampling failed: %s", STRERROR(-rc));
+			ERROR(PLUGIN " plugin: sampling failed: %s: %s",
+			      snap.stats.failed_path ? snap.stats.failed_path
+						     : settings.proc_root,
+			      STRERROR(-rc));
 			return -1;
 		}
 		have_snap = true;
@@ -199,6 +202,7 @@ static int memz_shutdown(void)
 static int memz_init(void)
 {
 	double interval, tick;
+	char failed[PATH_MAX + 128];
 	int rc;
 
 	ensure_settings();
@@ -207,10 +211,11 @@ static int memz_init(void)
 	tick = interval < TICK_MAX_S ? interval : TICK_MAX_S;
 
 	memz_snapshot_init(&snap);
-	rc = memz_sampler_new(&sampler, &settings, memz_allocator_libc());
+	rc = memz_sampler_open(&sampler, &settings, memz_allocator_libc(),
+			       failed, sizeof failed);
 	if (rc < 0) {
-		ERROR(PLUGIN " plugin: cannot start sampling %s: %s",
-		      settings.proc_root, STRERROR(-rc));
+		ERROR(PLUGIN " plugin: cannot start sampling: %s: %s",
+		      *failed ? failed : settings.proc_root, STRERROR(-rc));
 		memz_shutdown();
 		return -1;
 	}
