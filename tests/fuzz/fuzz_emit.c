@@ -1,9 +1,11 @@
 /* The emitters fed arbitrary snapshots: processes whose names, figures and
  * arrivals come from the input, through the table for a few cycles, then
- * netdata's protocol and the core's JSON. Names are hostile bytes. */
+ * netdata's protocol, the core's JSON and the report every host formats.
+ * Names are hostile bytes. */
 #include "emit.h"
 #include "fuzz_util.h"
 #include "memz/json.h"
+#include "memz/report.h"
 #include "memz/table.h"
 
 static uint64_t take(const uint8_t **p, const uint8_t *end, unsigned n)
@@ -22,6 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct memz_table *t;
 	struct memz_snapshot snap;
 	struct memz_nd_emitter *e = NULL;
+	struct memz_report *r = NULL;
+	const struct memz_report_view *view;
 	double now = 0;
 
 	memz_settings_init(&s);
@@ -30,7 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (memz_table_new(&t, &s, memz_allocator_libc()))
 		abort();
 	memz_snapshot_init(&snap);
-	if (memz_nd_emitter_new(&e, fuzz_sink(), 1))
+	if (memz_nd_emitter_new(&e, fuzz_sink(), 1) ||
+	    memz_report_new(&r, memz_allocator_libc()))
 		abort();
 	while (p < end) {
 		unsigned n = (unsigned)take(&p, end, 1) % 16;
@@ -62,10 +67,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		snap.t = now;
 		memz_nd_emit(e, &snap, (unsigned long long)(now * 1e6));
 		memz_json_print(fuzz_sink(), &snap);
+		if (!memz_report_update(r, &snap, &view))
+			memz_json_print_report(fuzz_sink(), view);
 		now += 1 + (double)take(&p, end, 1);
 	}
 	memz_nd_emitter_free(&e);
-	memz_snapshot_release(&snap, memz_allocator_libc());
+	memz_snapshot_release(&snap);
+	memz_report_free(&r);
 	memz_table_free(&t);
 	return 0;
 }
