@@ -59,7 +59,7 @@ rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
 fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
 # the plugin keeps an fd per process (statm), so its fds follow how many
 # processes the machine has: a leak of fds is what that does not explain
-nprocs() { ls -d /proc/[0-9]* | wc -l; }
+nprocs() { ls -d /proc/[0-9]* 2>/dev/null | wc -l; }
 
 # the churn, in python: fork is what a shell loop cannot do 200 times a
 # second; it prints its counts as its last line

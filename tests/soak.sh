@@ -45,7 +45,7 @@ rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$1/status" 2>/dev/null; }
 fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
 # the plugin keeps an fd per process (statm), so its fds follow how many
 # processes the machine has: a leak of fds is what that does not explain
-nprocs() { ls -d /proc/[0-9]* | wc -l; }
+nprocs() { ls -d /proc/[0-9]* 2>/dev/null | wc -l; }
 alive() {
 	kill -0 "$plugin" 2>/dev/null || fail "memz.plugin died: $(cat "$TMP/plugin.err")"
 	kill -0 "$top" 2>/dev/null || fail "memz top died: $(cat "$TMP/top.err")"
