@@ -3,6 +3,7 @@
  * budget and its limits, and the counters, on the tree1 fixture.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -101,9 +102,59 @@ static void test_budget(void)
 	memz_pidfiles_release(&f);
 }
 
+static unsigned give_back(void *ctx)
+{
+	int *fd = ctx;
+
+	if (*fd < 0)
+		return 0;
+	close(*fd);
+	*fd = -1;
+	return 1;
+}
+
+/* Out of fds: counted, the first file named; a spare hook, asked once,
+ * frees one and the open goes through. */
+static void test_short_of_fds(void)
+{
+	struct memz_pidfiles f;
+	struct rlimit old, lim;
+	size_t len;
+	int spare, lowest;
+
+	memz_pidfiles_init(&f, memz_allocator_libc());
+	CHECK_INT(memz_pidfiles_open(&f, ROOT, 100), 0);
+	spare = open("/dev/null", O_RDONLY);
+	CHECK(spare >= 0);
+	lowest = dup(0);
+	CHECK(lowest > spare);
+	close(lowest);
+	CHECK_INT(getrlimit(RLIMIT_NOFILE, &old), 0);
+	lim = old;
+	lim.rlim_cur = (rlim_t)lowest; /* no fd left to open */
+	CHECK_INT(setrlimit(RLIMIT_NOFILE, &lim), 0);
+
+	CHECK_INT(memz_pidfiles_read(&f, 100, "statm", &len), -EMFILE);
+	CHECK_INT(memz_pidfiles_read(&f, 100, "stat", &len), -EMFILE);
+	CHECK_INT(f.fd_short, 2);
+	CHECK_STR(f.failed, "100/statm");
+
+	f.fd_short = 0;
+	f.spare = give_back;
+	f.spare_ctx = &spare;
+	CHECK_INT(memz_pidfiles_read(&f, 100, "statm", &len), 0);
+	CHECK(f.spared);
+	CHECK_INT(spare, -1);
+	CHECK_INT(f.fd_short, 0);
+
+	CHECK_INT(setrlimit(RLIMIT_NOFILE, &old), 0);
+	memz_pidfiles_release(&f);
+}
+
 int main(void)
 {
 	test_reads();
 	test_budget();
+	test_short_of_fds();
 	return check_status();
 }
