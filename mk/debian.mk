@@ -1,5 +1,8 @@
-# debian/: the Debian packages, built by dpkg-buildpackage -us -uc -b.
-EXTRA_DIST += debian/changelog debian/control \
+# debian/: the Debian packages, built by dpkg-buildpackage -us -uc -b, and
+# the test that builds them from a copy of the distribution, installs them,
+# runs both hosts from the installed files and purges them.
+INTEGRATION_TESTS += tests/it_packages.sh
+EXTRA_DIST += tests/it_packages.sh debian/changelog debian/control \
 	debian/copyright debian/rules debian/source/format debian/not-installed \
 	debian/memz.install debian/memz.manpages debian/memz.1 \
 	debian/memz-collectd.install debian/memz-netdata.install \
