@@ -27,10 +27,11 @@ for c in dpkg-buildpackage dpkg-parsechangelog lintian apt-get getcap \
 done
 [ -n "${NETDATA_BIN:-}" ] && [ -x "$NETDATA_BIN" ] || skip "no netdata"
 [ -n "${COLLECTD_BIN:-}" ] && [ -n "${COLLECTDCTL_BIN:-}" ] || skip "no collectd"
-# automake's distcheck builds in $(distdir)/_build/sub: the release check
-# is about the tarball, not about installing packages on the machine.
-case "$top_builddir" in
-"$top_srcdir"/_build/*) skip "under make distcheck" ;;
+# automake's distcheck builds in $(distdir)/_build/sub (and names the
+# source dir _build/sub/../..): the release check is about the tarball, not
+# about installing packages on the machine.
+case "$(cd "$top_builddir" && pwd -P)" in
+"$(cd "$top_srcdir" && pwd -P)"/_build/*) skip "under make distcheck" ;;
 esac
 LEAKER="$top_builddir/tests/leaker"
 [ -x "$LEAKER" ] || nd_fail "$LEAKER not built"
