@@ -6,4 +6,4 @@ EXTRA_DIST += tests/it_packages.sh debian/changelog debian/control \
 	debian/copyright debian/rules debian/source/format debian/not-installed \
 	debian/memz.install debian/memz.manpages debian/memz.1 \
 	debian/memz-collectd.install debian/memz-netdata.install \
-	debian/memz-netdata.postinst
+	debian/memz-netdata.postinst debian/memz-netdata.triggers

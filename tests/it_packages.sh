@@ -3,7 +3,8 @@
 # (copied to a temp dir: the source tree is never written), build memz,
 # memz-collectd and memz-netdata with dpkg-buildpackage; lintian must show
 # no error or warning; install them with apt-get; check what memz-netdata's
-# postinst did to memz.plugin (and its setuid fallback); run a netdata as
+# postinst did to memz.plugin (its setuid fallback, and its trigger that
+# sets the capabilities again after netdata-core's chown); run a netdata as
 # Debian does (user netdata) from the installed plugin, config and alarms,
 # and a collectd (as root, as Debian does) with the installed example config
 # enabled; both must report a root-owned process with its real PSS. Then
@@ -37,7 +38,8 @@ LEAKER="$top_builddir/tests/leaker"
 [ -x "$LEAKER" ] || nd_fail "$LEAKER not built"
 
 PKGS="memz memz-collectd memz-netdata"
-for p in $PKGS; do
+DUMMY=memz-it-plugins-d
+for p in $PKGS $DUMMY; do
 	st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2> /dev/null)
 	case "$st" in
 	"" | not-installed) ;;
@@ -61,6 +63,7 @@ CDD="$T/cd"
 ND_DIRS=""
 CD_PIDS=""
 installed=0
+dummy_installed=0
 
 cleanup() {
 	rc=$?
@@ -76,6 +79,10 @@ cleanup() {
 		kill -KILL "$p" 2> /dev/null
 		wait "$p" 2> /dev/null
 	done
+	if [ "$dummy_installed" = 1 ]; then
+		dpkg --purge "$DUMMY" >> "$T/purge.log" 2>&1 ||
+			{ echo "cleanup: purging $DUMMY failed" >&2; rc=1; }
+	fi
 	if [ "$installed" = 1 ]; then
 		# shellcheck disable=SC2086
 		apt-get purge -y -q -o DPkg::Lock::Timeout=120 $PKGS \
@@ -194,6 +201,25 @@ sh /var/lib/dpkg/info/memz-netdata.postinst configure "$ac_version" ||
 	nd_fail "postinst failed"
 st=$(plugin_state)
 [ "$st" = "750 root:netdata $CAPS" ] || nd_fail "after a second configure memz.plugin is '$st'"
+# netdata-core's postinst runs `chown -R root:netdata` on plugins.d at every
+# upgrade, which clears file capabilities; memz-netdata's file trigger must
+# set them again afterwards. A stand-in package does what netdata-core
+# does: puts a file in plugins.d, and chowns memz.plugin in its postinst.
+mkdir -p "$T/dummy/DEBIAN" "$T/dummy/usr/lib/netdata/plugins.d"
+printf 'Package: %s\nVersion: 1\nArchitecture: all\nMaintainer: memz tests <tests@localhost>\nDescription: stand-in for a netdata-core upgrade (memz tests)\n' \
+	"$DUMMY" > "$T/dummy/DEBIAN/control"
+printf '#!/bin/sh\nset -e\nchown root:netdata %s\n' "$PLUGIN" > "$T/dummy/DEBIAN/postinst"
+chmod 755 "$T/dummy/DEBIAN/postinst"
+echo "memz tests" > "$T/dummy/usr/lib/netdata/plugins.d/$DUMMY.txt"
+dpkg-deb --root-owner-group --build "$T/dummy" "$T/dummy.deb" > /dev/null ||
+	nd_fail "dpkg-deb --build"
+dummy_installed=1
+dpkg -i "$T/dummy.deb" > "$T/dummy.log" 2>&1 || { cat "$T/dummy.log"; nd_fail "dpkg -i stand-in"; }
+st=$(plugin_state)
+echo "memz.plugin after a package changed plugins.d and chowned it: $st"
+[ "$st" = "750 root:netdata $CAPS" ] || nd_fail "the trigger did not set the capabilities again: '$st'"
+dpkg --purge "$DUMMY" > "$T/dummy.log" 2>&1 || { cat "$T/dummy.log"; nd_fail "dpkg --purge stand-in"; }
+dummy_installed=0
 
 # --- a root-owned process both hosts must see ---------------------------------
 PROBE=memzpkgprobe
