@@ -64,6 +64,7 @@ ND_DIRS=""
 CD_PIDS=""
 installed=0
 dummy_installed=0
+override_added=0
 
 cleanup() {
 	rc=$?
@@ -72,13 +73,17 @@ cleanup() {
 	for p in $CD_PIDS; do kill -TERM "$p" 2> /dev/null; done
 	for p in $CD_PIDS; do
 		i=0
-		while kill -0 "$p" 2> /dev/null && [ $i -lt 50 ]; do
+		while kill -0 "$p" 2> /dev/null && [ "$i" -lt 50 ]; do
 			sleep 0.1
 			i=$((i + 1))
 		done
 		kill -KILL "$p" 2> /dev/null
 		wait "$p" 2> /dev/null
 	done
+	if [ "$override_added" = 1 ]; then
+		dpkg-statoverride --remove "$PLUGIN" ||
+			{ echo "cleanup: dpkg-statoverride --remove $PLUGIN failed" >&2; rc=1; }
+	fi
 	if [ "$dummy_installed" = 1 ]; then
 		dpkg --purge "$DUMMY" >> "$T/purge.log" 2>&1 ||
 			{ echo "cleanup: purging $DUMMY failed" >&2; rc=1; }
@@ -89,7 +94,7 @@ cleanup() {
 			>> "$T/purge.log" 2>&1 ||
 			{ echo "cleanup: purge failed:" >&2; tail -n 20 "$T/purge.log" >&2; rc=1; }
 	fi
-	if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then
+	if [ "$rc" -ne 0 ] && [ "$rc" -ne 77 ]; then
 		for f in "$T/build.log" "$T/apt.log" "$CDD/collectd.log" \
 			"$ND/log/error.log"; do
 			[ -s "$f" ] || continue
@@ -98,7 +103,7 @@ cleanup() {
 		done
 	fi
 	if [ -n "${MEMZ_KEEP_TMP:-}" ]; then echo "kept $T" >&2; else rm -rf "$T"; fi
-	exit $rc
+	exit "$rc"
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM HUP
@@ -134,7 +139,7 @@ lintian --fail-on error,warning -I "$T"/src/memz_*.changes \
 	> "$T/lintian.log" 2>&1
 lrc=$?
 grep -v '^running with root privileges' "$T/lintian.log" | sed 's/^/lintian: /'
-[ $lrc -eq 0 ] || nd_fail "lintian reports errors or warnings (exit $lrc)"
+[ "$lrc" -eq 0 ] || nd_fail "lintian reports errors or warnings (exit $lrc)"
 if grep -E '^[EW]: ' "$T/lintian.log"; then nd_fail "lintian: errors or warnings"; fi
 echo "lintian: no errors or warnings"
 
@@ -220,11 +225,28 @@ echo "memz.plugin after a package changed plugins.d and chowned it: $st"
 [ "$st" = "750 root:netdata $CAPS" ] || nd_fail "the trigger did not set the capabilities again: '$st'"
 dpkg --purge "$DUMMY" > "$T/dummy.log" 2>&1 || { cat "$T/dummy.log"; nd_fail "dpkg --purge stand-in"; }
 dummy_installed=0
+# An administrator's dpkg-statoverride wins over the postinst.
+dpkg-statoverride --add root root 0700 "$PLUGIN" || nd_fail "dpkg-statoverride --add"
+override_added=1
+chown root:root "$PLUGIN"
+chmod 0700 "$PLUGIN"
+sh /var/lib/dpkg/info/memz-netdata.postinst configure "$ac_version" ||
+	nd_fail "postinst failed with a statoverride"
+st=$(plugin_state)
+[ "$st" = "700 root:root " ] || nd_fail "the postinst overrode the administrator's statoverride: '$st'"
+echo "memz.plugin under an administrator's statoverride 0700 root:root: $st"
+dpkg-statoverride --remove "$PLUGIN" || nd_fail "dpkg-statoverride --remove"
+override_added=0
+sh /var/lib/dpkg/info/memz-netdata.postinst configure "$ac_version" ||
+	nd_fail "postinst failed"
+st=$(plugin_state)
+[ "$st" = "750 root:netdata $CAPS" ] || nd_fail "after the statoverride went, memz.plugin is '$st'"
 
 # --- a root-owned process both hosts must see ---------------------------------
 PROBE=memzpkgprobe
 "$LEAKER" --name "$PROBE" --once 16 > "$T/leaker.out" &
-CD_PIDS="$CD_PIDS $!"
+LEAKER_PID=$!
+CD_PIDS="$LEAKER_PID"
 nd_poll 5 grep -qs . "$T/leaker.out" || nd_fail "the probe process did not start"
 [ "$(stat -c %U "/proc/$(head -n 1 "$T/leaker.out")")" = root ] ||
 	nd_fail "the probe is not root's"
@@ -389,6 +411,7 @@ nd_stop "$ND"
 ND_DIRS=""
 kill -TERM "$CD_PID"
 wait "$CD_PID"
+CD_PIDS="$LEAKER_PID"
 # shellcheck disable=SC2086
 apt-get purge -y -q -o DPkg::Lock::Timeout=120 $PKGS > "$T/purge.log" 2>&1 ||
 	nd_fail "apt-get purge failed"
