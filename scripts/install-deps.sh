@@ -6,7 +6,7 @@ PKGS="autoconf automake libtool pkg-config make gcc libc6-dev libyajl-dev
       collectd-core collectd-dev collectd-utils netdata-core netdata-web
       valgrind util-linux procps iproute2 curl python3 chromium fonts-dejavu-core
       clang-14 libclang-rt-14-dev
-      debhelper lintian fakeroot libcap-dev"
+      debhelper lintian fakeroot"
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
