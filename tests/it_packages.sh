@@ -23,7 +23,7 @@ skip() { echo "SKIP: $*"; exit 77; }
 
 [ "$(id -u)" -eq 0 ] || skip "not root: installs packages"
 for c in dpkg-buildpackage dpkg-parsechangelog lintian apt-get getcap \
-	curl python3 flock; do
+	curl python3; do
 	command -v "$c" > /dev/null || skip "no $c"
 done
 [ -n "${NETDATA_BIN:-}" ] && [ -x "$NETDATA_BIN" ] || skip "no netdata"
@@ -48,7 +48,7 @@ for p in $PKGS $DUMMY; do
 done
 
 # The package's version is configure.ac's (a native package: no Debian
-# revision), so what `memz --version` and the tarball say is what dpkg says.
+# revision), so the release tarball and dpkg name the same version.
 ac_version=$(sed -n 's/^AC_INIT(\[memz\], *\[\([^]]*\)\].*/\1/p' "$top_srcdir/configure.ac")
 ch_version=$(dpkg-parsechangelog -l "$top_srcdir/debian/changelog" -S Version)
 [ -n "$ac_version" ] || nd_fail "no version in configure.ac's AC_INIT"
