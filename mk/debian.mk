@@ -3,7 +3,8 @@
 # runs both hosts from the installed files and purges them.
 INTEGRATION_TESTS += tests/it_packages.sh
 EXTRA_DIST += tests/it_packages.sh debian/changelog debian/control \
-	debian/copyright debian/rules debian/source/format debian/not-installed \
+	debian/copyright debian/rules debian/source/format \
+	debian/source/lintian-overrides debian/not-installed \
 	debian/memz.install debian/memz.manpages debian/memz.1 \
 	debian/memz-collectd.install debian/memz-netdata.install \
 	debian/memz-netdata.postinst debian/memz-netdata.triggers

@@ -1,10 +1,11 @@
 #!/bin/sh
 # The Debian packages as an operator gets them. From what `make dist` ships
-# (copied to a temp dir: the source tree is never written), build memz,
-# memz-collectd and memz-netdata with dpkg-buildpackage; lintian must show
-# no error or warning; install them with apt-get; check what memz-netdata's
-# postinst did to memz.plugin (its setuid fallback, and its trigger that
-# sets the capabilities again after netdata-core's chown); run a netdata as
+# (copied to a temp dir: the source tree is never written), build the
+# source package and memz, memz-collectd and memz-netdata with
+# dpkg-buildpackage; lintian must show no error or warning on any; install
+# them with apt-get; check what memz-netdata's postinst did to memz.plugin
+# (its setuid fallback, its trigger that sets the capabilities again after
+# netdata-core's chown, an administrator's statoverride); run a netdata as
 # Debian does (user netdata) from the installed plugin, config and alarms,
 # and a collectd (as root, as Debian does) with the installed example config
 # enabled; both must report a root-owned process with its real PSS. Then
@@ -113,6 +114,9 @@ SRC="$T/src/memz-$ac_version"
 mkdir "$T/src" || nd_fail "mkdir"
 make -s -C "$top_builddir" distdir distdir="$SRC" > "$T/distdir.log" 2>&1 ||
 	{ cat "$T/distdir.log" >&2; nd_fail "make distdir"; }
+# The source package first, from the clean tree (memz builds in tree).
+(cd "$T/src" && dpkg-source -b "memz-$ac_version") > "$T/source.log" 2>&1 ||
+	{ cat "$T/source.log" >&2; nd_fail "dpkg-source -b"; }
 # nocheck: the unit tests run in this same `make check` already, and a
 # second run inside the package build would not take the integration lock.
 # The package build is a make of its own: none of this make's flags.
@@ -135,7 +139,7 @@ n=$(find "$T/src" -maxdepth 1 -name 'memz*.deb' | wc -l)
 [ "$n" -eq 3 ] || nd_fail "expected 3 memz*.deb, found $n"
 
 # --- lintian -------------------------------------------------------------
-lintian --fail-on error,warning -I "$T"/src/memz_*.changes \
+lintian --fail-on error,warning -I "$T"/src/memz_*.changes "$T/src/memz_$ac_version.dsc" \
 	> "$T/lintian.log" 2>&1
 lrc=$?
 grep -v '^running with root privileges' "$T/lintian.log" | sed 's/^/lintian: /'
