@@ -12,15 +12,44 @@ tests_test_netdata_emit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
 tests_test_netdata_emit_LDADD = libmemz.la
 
 # The plugin goes where netdata looks for external plugins (configure's
-# --with-netdata-plugindir; Debian: /usr/lib/netdata/plugins.d).
-netdataplugindir = $(netdata_plugindir)
-netdataplugin_PROGRAMS = memz.plugin
+# --with-netdata-plugindir; Debian: /usr/lib/netdata/plugins.d). "exec" in
+# the name makes automake install it in install-exec, before the hook below.
+netdatapluginexecdir = $(netdata_plugindir)
+netdatapluginexec_PROGRAMS = memz.plugin
 ND_PLUGIN_SOURCES = $(ND_EMIT) \
 	plugins/netdata/functions.c plugins/netdata/functions.h \
 	plugins/netdata/config.c plugins/netdata/config.h
 memz_plugin_SOURCES = plugins/netdata/main.c $(ND_PLUGIN_SOURCES)
 memz_plugin_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
 memz_plugin_LDADD = libmemz.la $(YAJL_LIBS)
+
+# netdata starts its plugins as user netdata, who may not read other users'
+# /proc/PID/smaps_rollup. As Debian does for apps.plugin, the installed
+# plugin gets the two capabilities that allow it (and drops or lowers them
+# itself, see include/memz/privilege.h), and only root and group netdata may
+# run it. setcap fails under fakeroot and on filesystems without xattrs; the
+# install must still succeed there, so it says in one line what to run.
+ND_CAPS = cap_dac_read_search,cap_sys_ptrace=ep
+if INSTALL_CAPS
+install-exec-hook: install-netdata-caps
+endif
+install-netdata-caps:
+	@f='$(DESTDIR)$(netdatapluginexecdir)/memz.plugin'; \
+	fix='$(netdatapluginexecdir)/memz.plugin'; \
+	if [ "$$(id -u)" = 0 ]; then \
+	  if getent group netdata > /dev/null 2>&1; then g=netdata; else g=root; fi; \
+	  chown "root:$$g" "$$f" && chmod 0750 "$$f" || exit 1; \
+	  [ -n '$(SETCAP)' ] && '$(SETCAP)' '$(ND_CAPS)' "$$f" 2> /dev/null && exit 0; \
+	  run="setcap $(ND_CAPS) $$fix"; \
+	else \
+	  run="chown root:netdata $$fix && chmod 0750 $$fix && setcap $(ND_CAPS) $$fix"; \
+	fi; \
+	echo "memz: memz.plugin has no capabilities, so it cannot read other users' processes; as root run: $$run"
+.PHONY: install-netdata-caps
+
+# distcheck installs under its own prefix, as a user, where no netdata is.
+AM_DISTCHECK_CONFIGURE_FLAGS = --disable-install-caps \
+	--with-netdata-plugindir='$$(libdir)/netdata/plugins.d'
 
 netdatastockconfdir = $(netdata_stockconfdir)
 dist_netdatastockconf_DATA = conf/netdata/memz.conf

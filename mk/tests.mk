@@ -42,6 +42,10 @@ update-docs: tests/gen_docs$(EXEEXT)
 
 .PHONY: update-docs
 
+# configure quiet in a directory holding core/ (configure.ac says why)
+UNIT_TESTS += tests/test_configure_quiet.sh
+EXTRA_DIST += tests/test_configure_quiet.sh
+
 INTEGRATION_TESTS += tests/it_quickstart.sh
 EXTRA_DIST += tests/it_quickstart.sh scripts/quickstart.sh scripts/install-deps.sh scripts/test-all.sh
 
