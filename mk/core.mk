@@ -20,7 +20,8 @@ libmemz_la_SOURCES += \
 	core/sampler_int.h core/exact.c \
 	include/memz/trace.h core/trace.c \
 	include/memz/report.h core/report.c \
-	include/memz/json.h core/json.c
+	include/memz/json.h core/json.c \
+	include/memz/privilege.h core/privilege.c
 
 # Tests that read fixture /proc and /sys trees are told where they are.
 CORE_FIXTURES_CPPFLAGS = $(AM_CPPFLAGS) \
@@ -49,6 +50,12 @@ tests_test_sampler_live_SOURCES = tests/test_sampler_live.c tests/check.h \
 	tests/sampler_util.h
 tests_test_sampler_live_CPPFLAGS = $(tests_test_sampler_CPPFLAGS)
 tests_test_sampler_live_LDADD = libmemz.la
+
+UNIT_TESTS += tests/test_privilege
+check_PROGRAMS += tests/test_privilege
+tests_test_privilege_SOURCES = tests/test_privilege.c tests/check.h
+tests_test_privilege_CPPFLAGS = $(CORE_FIXTURES_CPPFLAGS)
+tests_test_privilege_LDADD = libmemz.la
 
 UNIT_TESTS += tests/test_json
 check_PROGRAMS += tests/test_json
