@@ -7,6 +7,7 @@
 #include <yajl/yajl_gen.h>
 
 #include "memz/json.h"
+#include "memz/privilege.h"
 #include "memz/procfs.h"
 #include "memz/sanitize.h"
 #include "memz/inspect.h"
@@ -135,15 +136,26 @@ static void row(yajl_gen g, const char *field, double v, const char *units)
 /* The smaps taxonomy the CLI's inspect shows, from the core, so both name
  * the same bytes the same way. Read on request only: smaps is costly. */
 static void inspect_categories(yajl_gen g, const struct memz_proc *p,
-			       const char *proc_root)
+			       const struct memz_nd_fctx *ctx)
 {
 	const struct memz_allocator *a = memz_allocator_libc();
 	struct memz_inspect ins;
 	const char *what = NULL;
 	char key[64];
 
+	int rc;
+
 	memz_inspect_init(&ins);
-	if (!memz_inspect_read(&ins, proc_root, p->pid, a, &what)) {
+	/* the pid is one the sampler found, so the read stays in
+	 * ProcRoot/PID/; privilege is in effect for that read alone */
+	rc = memz_priv_raise(ctx->held);
+	if (!rc)
+		rc = memz_inspect_read(&ins, ctx->proc_root, p->pid, a, &what);
+	/* lowering to a subset of what is held cannot fail but by a bug;
+	 * going on with privilege in effect would be worse than stopping */
+	if (memz_priv_lower(ctx->held))
+		abort();
+	if (!rc) {
 		for (int c = 0; c < MEMZ_CAT_COUNT; c++) {
 			const struct memz_catsum *s = &ins.cats.cat[c];
 			const char *n = memz_mapcat_name((enum memz_mapcat)c);
@@ -166,7 +178,7 @@ static void inspect_categories(yajl_gen g, const struct memz_proc *p,
 }
 
 static void inspect(yajl_gen g, const struct memz_proc *p, int update_every,
-		    const char *proc_root)
+		    const struct memz_nd_fctx *ctx)
 {
 	const struct memz_rollup *m = &p->mem;
 	const struct memz_verdict *v = &p->det.verdict;
@@ -204,7 +216,7 @@ static void inspect(yajl_gen g, const struct memz_proc *p, int update_every,
 	row(g, "leak", v->leak, "");
 	row(g, "leak_r2", v->r2, "");
 	row(g, "leak_confidence", v->confidence, "%");
-	inspect_categories(g, p, proc_root);
+	inspect_categories(g, p, ctx);
 	yajl_gen_array_close(g);
 	yajl_gen_map_close(g);
 }
@@ -264,7 +276,7 @@ int memz_nd_function_line(FILE *out, const char *line,
 		const struct memz_proc *p = find_proc(snap, na > 1 ? a[1] : NULL,
 						      &status);
 		if (p)
-			inspect(g, p, update_every, ctx->proc_root);
+			inspect(g, p, update_every, ctx);
 		else
 			error_body(g, status, status == 400
 				   ? "usage: memz-inspect PID"

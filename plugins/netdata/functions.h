@@ -18,6 +18,7 @@
 #define MEMZ_ND_FUNCTIONS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "memz/sampler.h"
@@ -32,11 +33,13 @@ struct memz_nd_input {
 };
 
 /* What a function call may look at: the latest snapshot (NULL until the
- * first sample) and where /proc is, for memz-inspect's full smaps read. */
+ * first sample) and where /proc is, for memz-inspect's full smaps read,
+ * with the capabilities raised for that read alone (memz/privilege.h). */
 struct memz_nd_fctx {
 	const struct memz_snapshot *snap;
 	const char *proc_root;
 	int update_every;
+	uint64_t held;
 };
 
 /* Answer one line from netdata. Returns 0, or -EIO when out failed. Lines

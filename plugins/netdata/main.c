@@ -23,8 +23,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "memz/privilege.h"
 #include "memz/report.h"
 #include "memz/sampler.h"
+#include "memz/sanitize.h"
 #include "config.h"
 #include "emit.h"
 #include "functions.h"
@@ -98,17 +100,51 @@ struct plugin {
 	struct memz_nd_input in;
 	int update_every;
 	bool have_snap;
+	bool told_denied;
 	unsigned errors_logged;
+	uint64_t held; /* capabilities kept for /proc reads, lowered between */
 };
 
-static void sample(struct plugin *p, struct memz_clock *c, double now)
+/* Once, in error.log: which processes are not seen, why, and the command
+ * that fixes it, with the path this binary really has. Holding both
+ * capabilities, what is still refused is refused to root too (a process
+ * in another namespace's care): nothing to fix, so nothing said. */
+static void tell_denied(struct plugin *p)
 {
-	int rc = memz_sampler_run(p->sampler, now, &p->snap);
+	char exe[PATH_MAX], shown[2 * PATH_MAX], missing[64];
+	ssize_t n;
 
+	if (p->told_denied || !p->snap.stats.denied ||
+	    !memz_priv_missing(p->held, missing, sizeof missing))
+		return;
+	p->told_denied = true;
+	n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n <= 0)
+		n = (ssize_t)strlen(strcpy(exe, "memz.plugin"));
+	memz_sanitize_terminal(exe, (size_t)n, shown, sizeof shown);
+	fprintf(stderr, "memz.plugin: cannot read %u processes of other users "
+		"(uid %u lacks %s); their memory is counted as hidden_anon. "
+		"Fix: as root run 'setcap cap_dac_read_search,cap_sys_ptrace=ep "
+		"%s' and restart netdata\n", p->snap.stats.denied,
+		(unsigned)getuid(), missing, shown);
+}
+
+/* Privilege that cannot be raised or lowered again is an error: the
+ * plugin stops rather than go on with it in effect. */
+static int sample(struct plugin *p, struct memz_clock *c, double now)
+{
+	int rc = memz_priv_raise(p->held);
+
+	if (rc)
+		return rc;
+	rc = memz_sampler_run(p->sampler, now, &p->snap);
+	if (memz_priv_lower(p->held))
+		return -EPERM;
 	if (!rc) {
 		p->have_snap = true;
 		memz_clock_sampled(c, now, p->snap.interval_ms);
-		return;
+		tell_denied(p);
+		return 0;
 	}
 	memz_clock_failed(c, now);
 	/* a broken system file is worth one line in error.log, not one a
@@ -116,6 +152,7 @@ static void sample(struct plugin *p, struct memz_clock *c, double now)
 	if (p->errors_logged++ < 5)
 		fprintf(stderr, "memz.plugin: sampling failed: %s\n",
 			strerror(-rc));
+	return 0;
 }
 
 /* ppoll() never wakes early, so a tick of a millisecond only absorbs the
@@ -133,8 +170,8 @@ static int run(struct plugin *p, const sigset_t *wait_mask)
 		double now = memz_now(), w;
 		struct timespec ts;
 
-		if (memz_clock_sample_due(&clk, now))
-			sample(p, &clk, now);
+		if (memz_clock_sample_due(&clk, now) && sample(p, &clk, now))
+			return -EPERM;
 		if (p->have_snap && memz_clock_publish_due(&clk, now)) {
 			double since = memz_clock_published(&clk, now);
 			if (memz_nd_emit(p->emitter, &p->snap,
@@ -149,7 +186,7 @@ static int run(struct plugin *p, const sigset_t *wait_mask)
 		struct memz_nd_fctx fctx = {
 			p->have_snap ? &p->snap : NULL,
 			memz_sampler_settings(p->sampler)->proc_root,
-			p->update_every
+			p->update_every, p->held
 		};
 
 		if (ppoll(&pfd, 1, &ts, wait_mask) > 0 &&
@@ -168,6 +205,11 @@ int main(int argc, char **argv)
 	int rc, fl;
 
 	memset(&p, 0, sizeof p);
+	/* before anything a user controls is read: from here on the kept
+	 * two are in effect only inside sample() and memz-inspect's read */
+	rc = memz_priv_drop(&p.held);
+	if (rc)
+		return disable("cannot drop capabilities: %s", strerror(-rc));
 	p.update_every = parse_every(argc > 1 ? argv[1] : NULL);
 	if (!p.update_every)
 		p.update_every = parse_every(getenv("NETDATA_UPDATE_EVERY"));
@@ -183,7 +225,26 @@ int main(int argc, char **argv)
 		return disable("NETDATA_HOST_PREFIX: %s", err);
 	if (setup_signals(&wait_mask))
 		return disable("signals: %s", strerror(errno));
+	if (p.held &&
+	    (rc = memz_priv_kernel_roots(set.proc_root, set.sys_root))) {
+		struct memz_caps none = { 0, 0, 0 };
+		int why = rc;
+
+		if ((rc = memz_caps_set(&none)))
+			return disable("cannot drop capabilities: %s",
+				       strerror(-rc));
+		p.held = 0;
+		fprintf(stderr, "memz.plugin: ProcRoot or SysRoot is not the "
+			"kernel's /proc or /sys behind root's directories (%s): "
+			"reading it without privilege\n", strerror(-why));
+	}
+	if ((rc = memz_priv_raise(p.held)))
+		return disable("cannot raise capabilities: %s", strerror(-rc));
 	rc = memz_sampler_new(&p.sampler, &set, memz_allocator_libc());
+	if (memz_priv_lower(p.held)) {
+		memz_sampler_free(&p.sampler);
+		return disable("cannot lower capabilities");
+	}
 	if (rc)
 		return disable("cannot read %s: %s", set.proc_root,
 			       strerror(-rc));
