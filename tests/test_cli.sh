@@ -404,5 +404,20 @@ if [ -x "$LEAKER" ]; then
 	wait "$lpid"
 fi
 
+# Run by a user who may not read other users' processes: one line on
+# stderr says so and how to see them, however many tables a watch prints;
+# root, who may, hears nothing of it.
+if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && id nobody > /dev/null 2>&1; then
+	expect_rc 0 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		$MEMZ top --watch 0.2 --count 4
+	n=$(grep -c 'cannot read [0-9]* processes of other users' "$TMP/err")
+	[ "$n" -eq 1 ] || fail "memz top as nobody: $n denied lines, expected 1: $(cat "$TMP/err")"
+	grep -q 'lacks cap_dac_read_search,cap_sys_ptrace).*(sudo memz top)' "$TMP/err" ||
+		fail "memz top as nobody does not name the fix: $(cat "$TMP/err")"
+	expect_rc 0 $MEMZ top --watch 0.2 --count 2
+	! grep -q 'processes of other users' "$TMP/err" ||
+		fail "memz top as root: $(cat "$TMP/err")"
+fi
+
 [ $fails -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }
 exit 0

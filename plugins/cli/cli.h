@@ -62,6 +62,11 @@ int cli_sampler_open(const char *cmd, struct memz_sampler **sm,
 int cli_cycle_report(const char *cmd, const struct memz_settings *set,
 		     const struct memz_snapshot *snap, int rc, bool *warned);
 
+/* Once per run (*told): when a cycle could not read `denied` processes of
+ * other users and the capabilities to read them are not in effect, one
+ * line on stderr saying so and how to see them. cmd is "memz top" etc. */
+void cli_tell_denied(const char *cmd, unsigned denied, bool *told);
+
 /* Sleep s seconds; returns early (non-zero) once SIGINT/SIGTERM arrived. */
 int cli_sleep(double s);
 /* Catch SIGINT/SIGTERM so a watch loop ends cleanly. */

@@ -81,6 +81,7 @@ int cli_json(int argc, char **argv)
 	double interval = 1;
 	bool warned = false;
 	int rc;
+	bool told = false;
 
 	memz_settings_init(&set);
 	rc = parse_args(argc, argv, &samples, &interval, &set);
@@ -97,6 +98,8 @@ int cli_json(int argc, char **argv)
 		rc = memz_sampler_run(sm, memz_now(), &snap);
 		rc = cli_cycle_report("memz json", &set, &snap, rc, &warned);
 	}
+	if (!rc)
+		cli_tell_denied("memz json", snap.stats.denied, &told);
 	/* with fds so short that not one process could be read, the answer
 	 * is printed (its stats say why) but is not a success */
 	if (!rc && (memz_report_new(&report, a) ||

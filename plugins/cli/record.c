@@ -70,6 +70,7 @@ int cli_record(int argc, char **argv)
 	FILE *out = stdout;
 	bool warned = false;
 	int rc, status = 0;
+	bool told = false;
 
 	memz_settings_init(&s);
 	for (int i = 1; i < argc; i++) {
@@ -137,6 +138,7 @@ int cli_record(int argc, char **argv)
 			status = 1;
 			break;
 		}
+		cli_tell_denied("memz record", snap.stats.denied, &told);
 		if (write_cycle(out, &snap, now - t0, row)) {
 			fprintf(stderr, "memz record: write failed: %s\n",
 				strerror(errno ? errno : EIO));

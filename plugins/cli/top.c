@@ -316,6 +316,7 @@ static int run(struct top_opts *o, const struct memz_settings *set)
 	unsigned shown = 0;
 	bool warned = false;
 	int rc, status = 0;
+	bool told = false;
 
 	if (cli_sampler_open("memz top", &sm, set, a))
 		return 1;
@@ -327,6 +328,7 @@ static int run(struct top_opts *o, const struct memz_settings *set)
 			status = 1;
 			break;
 		}
+		cli_tell_denied("memz top", snap.stats.denied, &told);
 		if (o->watch && o->tty)
 			fputs("\033[H\033[2J", stdout);
 		else if (shown)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "memz/privilege.h"
 #include "memz/procfs.h"
 #include "memz/sampler.h"
 #include "memz/sanitize.h"
@@ -197,4 +198,19 @@ int cli_other_option(const char *cmd, int c, char **argv,
 	fprintf(stderr, "%s: unknown option \"%s\"\n", cmd, argv[optind - 1]);
 	usage(stderr);
 	return 2;
+}
+
+void cli_tell_denied(const char *cmd, unsigned denied, bool *told)
+{
+	struct memz_caps c;
+	char missing[64];
+
+	if (*told || !denied || memz_caps_get(&c) ||
+	    !memz_priv_missing(c.effective, missing, sizeof missing))
+		return;
+	*told = true;
+	fprintf(stderr, "%s: cannot read %u processes of other users (uid %u "
+		"lacks %s); their memory is shown as hidden. Run it as root "
+		"(sudo %s) to see every process\n", cmd, denied,
+		(unsigned)getuid(), missing, cmd);
 }

@@ -13,6 +13,7 @@
 
 #include "map.h"
 #include "memz/alloc.h"
+#include "memz/privilege.h"
 #include "memz/report.h"
 #include "memz/sampler.h"
 #include "memz/settings.h"
@@ -29,6 +30,26 @@ static bool have_snap;
 static struct memz_report *report;
 static struct memz_clock clk;
 static cdtime_t dispatch_interval;
+static bool told_denied;
+
+/* Once per daemon: a collectd started unprivileged cannot read other
+ * users' processes; say which ones are missing and the fix, then go on
+ * with what it can read. */
+static void tell_denied(unsigned denied)
+{
+	struct memz_caps c;
+	char missing[64];
+
+	if (told_denied || !denied || memz_caps_get(&c) ||
+	    !memz_priv_missing(c.effective, missing, sizeof missing))
+		return;
+	told_denied = true;
+	WARNING(PLUGIN " plugin: cannot read %u processes of other users "
+		"(collectd runs as uid %u without %s); their memory is "
+		"reported as hidden_anon. Fix: start collectd as root, as "
+		"Debian's collectd.service does", denied, (unsigned)getuid(),
+		missing);
+}
 
 static void ensure_settings(void)
 {
@@ -171,6 +192,7 @@ static int memz_read(user_data_t *ud)
 			return -1;
 		}
 		have_snap = true;
+		tell_denied(snap.stats.denied);
 		memz_clock_sampled(&clk, now, snap.interval_ms);
 		for (size_t i = 0; i < snap.view.n_events; i++)
 			notify(&snap.view.events[i]);
