@@ -68,3 +68,5 @@ INTEGRATION_TESTS += tests/it_netdata_hostile.sh
 EXTRA_DIST += tests/it_netdata_hostile.sh
 INTEGRATION_TESTS += tests/it_netdata_stream.sh
 EXTRA_DIST += tests/it_netdata_stream.sh
+INTEGRATION_TESTS += tests/it_netdata_priv.sh tests/it_netdata_nocaps.sh
+EXTRA_DIST += tests/it_netdata_priv.sh tests/it_netdata_nocaps.sh

@@ -51,18 +51,43 @@ nd_pick_port() {
 	echo "$_p"
 }
 
+# nd_install DIR: `make install-exec DESTDIR=DIR/inst`, as a user installs
+# memz (mode, owner and capabilities by mk/netdata.mk's hook), with
+# ND_INSTALL_ARGS added (SETCAP=/bin/false: an install where setcap fails).
+# DIR/plugins becomes the installed plugins.d, so netdata runs the
+# installed binary itself. The hook's advice, if any, is in DIR/install.out.
+nd_install() {
+	# MAKEFLAGS of the `make check` that runs us (TESTS=..., -j) are not
+	# for this make
+	# shellcheck disable=SC2086
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "${MAKE:-make}" -s \
+		-C "$top_builddir" install-exec DESTDIR="$1/inst" \
+		${ND_INSTALL_ARGS:-} > "$1/install.log" 2>&1 ||
+		nd_fail "make install-exec failed: $(tail -n 5 "$1/install.log")"
+	# what the hook says, without automake's echo of each command
+	grep '^memz:' "$1/install.log" > "$1/install.out"
+	_pl=$(find "$1/inst" -name memz.plugin -type f | head -n 1)
+	[ -n "$_pl" ] || nd_fail "make install-exec installed no memz.plugin"
+	ln -s "$(dirname "$_pl")" "$1/plugins"
+}
+
 # nd_setup DIR PORT HOSTNAME [noplugin]: a private netdata with memz.plugin
 # (unless noplugin: a streaming parent), the shipped alarms and no other
-# collector.
+# collector. It runs as Debian runs it, as user netdata (ND_USER: a test
+# about something else may say root, and why), with memz.plugin installed.
 nd_setup() {
 	_d=$1
-	mkdir -p "$_d/etc/health.d" "$_d/plugins" "$_d/cache" "$_d/lib" \
-		"$_d/log" "$_d/emptyhealth"
-	cp "$top_builddir/memz.plugin" "$_d/plugins/memz.plugin"
+	_user=${ND_USER:-netdata}
+	mkdir -p "$_d/etc/health.d" "$_d/cache" "$_d/lib" "$_d/log" \
+		"$_d/emptyhealth"
+	nd_install "$_d"
+	# netdata drops to its user before reading most of this tree
+	for _p in "$_d" "$(dirname "$_d")"; do chmod 755 "$_p"; done
+	[ "$_user" = root ] || chown -R "$_user:" "$_d/cache" "$_d/lib" "$_d/log"
 	cp "$top_srcdir/conf/netdata/health.d/memz.conf" "$_d/etc/health.d/memz.conf"
 	cat > "$_d/netdata.conf" <<EOF
 [global]
-    run as user = root
+    run as user = $_user
     hostname = $3
 [db]
     mode = ram
@@ -118,7 +143,7 @@ EOF
 			echo "echo NETDATA_$_k=unknown"
 		done
 	} > "$_d/plugins/system-info.sh"
-	chmod +x "$_d/plugins/system-info.sh"
+	chmod 755 "$_d/plugins/system-info.sh"
 	ND_DIRS="$ND_DIRS $_d"
 }
 
@@ -164,6 +189,10 @@ nd_need_netdata() {
 	[ -n "${NETDATA_BIN:-}" ] && [ -x "$NETDATA_BIN" ] ||
 		nd_skip "no netdata (NETDATA_BIN empty)"
 	[ -x "$top_builddir/memz.plugin" ] || nd_skip "memz.plugin not built"
+	[ "$(id -u)" = 0 ] ||
+		nd_skip "needs root, to install memz.plugin with its capabilities"
+	[ "${ND_USER:-netdata}" = root ] || id netdata > /dev/null 2>&1 ||
+		nd_skip "no user netdata"
 	command -v curl > /dev/null || nd_skip "no curl"
 	command -v python3 > /dev/null || nd_skip "no python3"
 }
@@ -186,3 +215,12 @@ nd_memz_complaints() {
 
 # nd_secs_since MS: seconds since a nd_now_ms reading, one decimal.
 nd_secs_since() { awk -v a="$1" -v b="$(nd_now_ms)" 'BEGIN { printf "%.1f", (b - a) / 1000 }'; }
+
+# nd_ram PORT DIM: the latest memz.ram value of DIM (MiB, as charted).
+nd_ram() {
+	nd_api "$1" "/api/v1/data?chart=memz.ram&dimensions=$2&after=-1&points=1&format=json" |
+	python3 -c 'import json, sys; d = json.load(sys.stdin)["data"]; print(d[0][1] if d and d[0][1] is not None else "")'
+}
+
+# nd_status_field PID KEY: a field of /proc/PID/status (Uid: real uid).
+nd_status_field() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }

@@ -1,0 +1,71 @@
+#!/bin/sh
+# The real install: memz.plugin installed by `make install` as root and
+# started by a netdata running as user netdata (Debian's way) holds exactly
+# cap_dac_read_search and cap_sys_ptrace, keeps them out of its effective
+# set between reads, sees other users' processes (hidden_anon under 10% of
+# process memory), and charts and flags a root-owned 256 KiB/s leaker within
+# 60 s. Prints the figures and the latency.
+set -u
+. "$top_srcdir/tests/netdata/lib.sh"
+nd_need_netdata
+LEAKER="$top_builddir/tests/leaker"
+[ -x "$LEAKER" ] || nd_skip "tests/leaker not built"
+command -v getcap > /dev/null || nd_skip "no getcap"
+
+ND_TMP=$(mktemp -d /tmp/memz-ndpriv.XXXXXX)
+trap nd_cleanup EXIT
+PORT=$(nd_pick_port 29432)
+D="$ND_TMP/nd"
+nd_setup "$D" "$PORT" memzpriv
+PL=$(readlink -f "$D/plugins")/memz.plugin
+perm=$(stat -c '%a %U:%G' "$PL")
+want="750 root:$(getent group netdata > /dev/null && echo netdata || echo root)"
+[ "$perm" = "$want" ] || nd_fail "installed memz.plugin is $perm, expected $want"
+caps=$(getcap "$PL" | awk '{ print $2 }')
+[ "$caps" = "cap_dac_read_search,cap_sys_ptrace=ep" ] ||
+	nd_fail "installed memz.plugin has capabilities '$caps'"
+! grep -q . "$D/install.out" || nd_fail "make install said: $(cat "$D/install.out")"
+echo "installed: $perm, $caps"
+
+nd_start "$D" "$PORT"
+nd_poll 30 eval 'nd_api $PORT "/api/v1/chart?chart=memz.leaks" > /dev/null' ||
+	nd_fail "memz.leaks never appeared"
+PPID_=$(nd_plugin_pid "$D")
+[ -n "$PPID_" ] || nd_fail "no memz.plugin under netdata"
+uid=$(nd_status_field "$PPID_" Uid)
+[ "$uid" = "$(id -u netdata)" ] || nd_fail "memz.plugin runs as uid $uid"
+prm=$(nd_status_field "$PPID_" CapPrm)
+[ "$prm" = 0000000000080004 ] || nd_fail "memz.plugin's permitted set is $prm"
+[ "$(nd_status_field "$PPID_" CapInh)" = 0000000000000000 ] ||
+	nd_fail "memz.plugin's inheritable set is not empty"
+# raised only while it reads /proc, a few ms a second
+eff_lowered() { [ "$(nd_status_field "$PPID_" CapEff)" = 0000000000000000 ]; }
+nd_poll 10 eff_lowered || nd_fail "memz.plugin keeps its capabilities in effect"
+echo "memz.plugin pid $PPID_: uid $uid, CapPrm $prm, CapEff 0 between reads"
+
+NAME="mzpriv$$"
+"$LEAKER" --name "$NAME" --rate 256 --start-mib 4 > "$ND_TMP/leaker.out" &
+LPID=$!
+ND_EXTRA_PIDS="$LPID"
+t0=$(nd_now_ms)
+[ "$(nd_status_field "$LPID" Uid)" = 0 ] || nd_fail "the leaker is not root's"
+
+leak_is() {
+	nd_api "$PORT" "/api/v1/data?chart=memz.leaks&dimensions=$NAME&after=-1&points=1&group=max&format=json" \
+		> "$ND_TMP/leaks.json" &&
+	python3 - "$ND_TMP/leaks.json" "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if d["data"] and d["data"][0][1] == float(sys.argv[2]) else 1)
+PY
+}
+nd_poll 60 leak_is 1 || nd_fail "root's leaker $NAME not flagged within 60 s"
+echo "root-owned 256 KiB/s leaker flagged on memz.leaks after $(nd_secs_since "$t0") s"
+
+pa=$(nd_ram "$PORT" process_anon)
+ha=$(nd_ram "$PORT" hidden_anon)
+echo "memz.ram as user netdata with capabilities: process_anon $pa MiB, hidden_anon $ha MiB"
+awk -v p="$pa" -v h="$ha" 'BEGIN { exit (p + h > 0 && h / (p + h) < 0.10) ? 0 : 1 }' ||
+	nd_fail "hidden_anon $ha MiB is not under 10% of $pa + $ha MiB"
+o=$(nd_memz_complaints "$D") && nd_fail "error.log complains: $o"
+exit 0
