@@ -47,14 +47,26 @@ install-netdata-caps:
 	echo "memz: memz.plugin has no capabilities, so it cannot read other users' processes; as root run: $$run"
 .PHONY: install-netdata-caps
 
-# distcheck installs under its own prefix, as a user, where no netdata is.
-AM_DISTCHECK_CONFIGURE_FLAGS = --disable-install-caps \
-	--with-netdata-plugindir='$$(libdir)/netdata/plugins.d'
+# distcheck installs under its own prefix, never where this machine's
+# netdata keeps its plugins.
+AM_DISTCHECK_CONFIGURE_FLAGS = \
+	--with-netdata-plugindir='$${libdir}/netdata/plugins.d'
 
 netdatastockconfdir = $(netdata_stockconfdir)
 dist_netdatastockconf_DATA = conf/netdata/memz.conf
 netdatahealthdir = $(netdata_healthdir)
 dist_netdatahealth_DATA = conf/netdata/health.d/memz.conf
+
+# memz-inspect's argument cannot lead the plugin outside ProcRoot/PID/.
+UNIT_TESTS += tests/test_netdata_functions
+check_PROGRAMS += tests/test_netdata_functions
+tests_test_netdata_functions_SOURCES = tests/test_netdata_functions.c \
+	tests/check.h tests/sampler_util.h \
+	plugins/netdata/functions.c plugins/netdata/functions.h
+tests_test_netdata_functions_CPPFLAGS = $(AM_CPPFLAGS) $(YAJL_CFLAGS) \
+	-I$(top_srcdir)/tests \
+	-DMEMZ_FIXTURES='"$(abs_top_srcdir)/tests/fixtures"'
+tests_test_netdata_functions_LDADD = libmemz.la $(YAJL_LIBS)
 
 check_PROGRAMS += tests/ndcheck
 tests_ndcheck_SOURCES = tests/netdata/ndcheck_main.c $(NDCHECK)
