@@ -5,7 +5,7 @@ set -eu
 PKGS="autoconf automake libtool pkg-config make gcc libc6-dev libyajl-dev
       collectd-core collectd-dev collectd-utils netdata-core netdata-web
       valgrind util-linux procps iproute2 curl python3 chromium fonts-dejavu-core
-      clang-14 libclang-rt-14-dev
+      clang-14 libclang-rt-14-dev libcap2-bin
       debhelper lintian fakeroot"
 missing=""
 for p in $PKGS; do

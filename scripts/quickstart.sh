@@ -98,12 +98,22 @@ fi
 
 # --- netdata -----------------------------------------------------------
 nd=$dir/netdata
-mkdir -p "$nd/etc/health.d" "$nd/plugins" "$nd/cache" "$nd/lib" "$nd/log" "$nd/emptyhealth"
-cp "$build/memz.plugin" "$nd/plugins/memz.plugin"
+mkdir -p "$nd/etc/health.d" "$nd/cache" "$nd/lib" "$nd/log" "$nd/emptyhealth"
+# As a real install: netdata runs as user netdata, and runs memz.plugin as
+# `make install` leaves it (0750 root:netdata with the two capabilities that
+# let it read every process); its plugins directory is the installed one.
+env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$build" install-exec \
+	DESTDIR="$nd/inst" > "$nd/install.log" 2>&1 ||
+	{ say "make install failed, see $nd/install.log"; exit 1; }
+grep '^memz:' "$nd/install.log" || true
+plugin=$(find "$nd/inst" -name memz.plugin -type f | head -n 1)
+ln -s "$(dirname "$plugin")" "$nd/plugins"
+chmod 755 "$dir" "$nd"
+chown -R netdata: "$nd/cache" "$nd/lib" "$nd/log"
 cp "$src/conf/netdata/health.d/memz.conf" "$nd/etc/health.d/memz.conf"
 cat > "$nd/netdata.conf" <<CONF
 [global]
-    run as user = root
+    run as user = netdata
     hostname = memz-quickstart
 [db]
     mode = ram
