@@ -110,6 +110,10 @@ plugin=$(find "$nd/inst" -name memz.plugin -type f | head -n 1)
 ln -s "$(dirname "$plugin")" "$nd/plugins"
 chmod 755 "$dir" "$nd"
 chown -R netdata: "$nd/cache" "$nd/lib" "$nd/log"
+setpriv --reuid=netdata --regid=netdata --init-groups test -x "$nd/plugins/memz.plugin" || {
+	say "user netdata cannot reach $nd/plugins/memz.plugin: make the directories above $dir searchable (chmod o+x) or pick another --dir"
+	exit 1
+}
 cp "$src/conf/netdata/health.d/memz.conf" "$nd/etc/health.d/memz.conf"
 cat > "$nd/netdata.conf" <<CONF
 [global]

@@ -9,6 +9,8 @@ grep -q -- '-fsanitize' "$top_builddir/Makefile" && { echo "SKIP: sanitizer buil
 
 dir=$(mktemp -d /tmp/memz-it-quickstart.XXXXXX)
 trap 'rm -rf "$dir"' EXIT
+# its netdata runs as user netdata, who must reach the run directory
+chmod 755 "$dir"
 port=29411
 while ss -ltnH "sport = :$port" 2>/dev/null | grep -q .; do port=$((port + 13)); done
 
