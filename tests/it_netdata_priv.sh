@@ -27,6 +27,21 @@ caps=$(getcap "$PL" | awk '{ print $2 }')
 ! grep -q . "$D/install.out" || nd_fail "make install said: $(cat "$D/install.out")"
 echo "installed: $perm, $caps"
 
+# Its config is read with no capability in effect: a memz.conf that user
+# netdata may not read stays unread (the plugin says so and DISABLEs),
+# though cap_dac_read_search would have read it.
+mkdir -p "$ND_TMP/conf"
+chmod 755 "$ND_TMP/conf"
+printf 'TopGroups = 2\n' > "$ND_TMP/conf/memz.conf"
+chmod 600 "$ND_TMP/conf/memz.conf"
+NETDATA_USER_CONFIG_DIR="$ND_TMP/conf" timeout 10 setpriv --reuid=netdata \
+	--regid=netdata --init-groups "$PL" 1 < /dev/null > "$ND_TMP/conf.out" 2> "$ND_TMP/conf.err"
+rc=$?
+[ "$rc" -eq 1 ] && grep -qx DISABLE "$ND_TMP/conf.out" &&
+	grep -q "memz.conf: Permission denied" "$ND_TMP/conf.err" ||
+	nd_fail "a memz.conf netdata may not read: exit $rc, $(head -c 300 "$ND_TMP/conf.err")"
+echo "unreadable memz.conf: $(cat "$ND_TMP/conf.err")"
+
 nd_start "$D" "$PORT"
 nd_poll 30 eval 'nd_api $PORT "/api/v1/chart?chart=memz.leaks" > /dev/null' ||
 	nd_fail "memz.leaks never appeared"
