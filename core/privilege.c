@@ -1,6 +1,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -111,9 +112,41 @@ static int fs_is(const char *path, long magic)
 	return (long)st.f_type == magic ? 0 : -EXDEV;
 }
 
+/* Every directory from / down to path is root's, writable by root alone,
+ * and none is a symlink: nobody else can swap what path names between this
+ * check and the sampler's open. */
+static int trusted_path(const char *path)
+{
+	char buf[4096];
+	size_t len = strlen(path);
+	struct stat st;
+
+	if (path[0] != '/' || len >= sizeof buf)
+		return -EPERM;
+	memcpy(buf, path, len + 1);
+	for (size_t i = 1; i <= len; i++) {
+		char c = buf[i];
+
+		if (c != '/' && c != '\0')
+			continue;
+		buf[i] = '\0';
+		if (lstat(buf, &st))
+			return -errno;
+		if (!S_ISDIR(st.st_mode) || st.st_uid != 0 ||
+		    (st.st_mode & (S_IWGRP | S_IWOTH)))
+			return -EPERM;
+		buf[i] = c;
+	}
+	return 0;
+}
+
 int memz_priv_kernel_roots(const char *proc_root, const char *sys_root)
 {
-	int rc = fs_is(proc_root, PROC_SUPER_MAGIC);
+	int rc = trusted_path(proc_root);
 
+	if (!rc)
+		rc = trusted_path(sys_root);
+	if (!rc)
+		rc = fs_is(proc_root, PROC_SUPER_MAGIC);
 	return rc ? rc : fs_is(sys_root, SYSFS_MAGIC);
 }

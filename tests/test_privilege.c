@@ -56,11 +56,37 @@ static void test_missing(void)
 
 static void test_roots(void)
 {
+	int rc;
+
 	CHECK_INT(memz_priv_kernel_roots("/proc", "/sys"), 0);
-	CHECK_INT(memz_priv_kernel_roots(MEMZ_FIXTURES "/tree1", "/sys"),
-		  -EXDEV);
-	CHECK_INT(memz_priv_kernel_roots("/proc", MEMZ_FIXTURES), -EXDEV);
+	/* a checkout is an ordinary file system, and -EPERM first where a
+	 * user owns it */
+	rc = memz_priv_kernel_roots(MEMZ_FIXTURES "/tree1", "/sys");
+	CHECK(rc == -EXDEV || rc == -EPERM);
+	rc = memz_priv_kernel_roots("/proc", MEMZ_FIXTURES);
+	CHECK(rc == -EXDEV || rc == -EPERM);
 	CHECK_INT(memz_priv_kernel_roots("/nonexistent-memz", "/sys"), -ENOENT);
+	CHECK_INT(memz_priv_kernel_roots("proc", "/sys"), -EPERM);
+	CHECK_INT(memz_priv_kernel_roots("/proc/", "/sys/"), 0);
+}
+
+/* A symlink to /proc, or /proc reached through a directory others may
+ * write, leads to procfs today and to anything tomorrow. */
+static void test_swappable_roots(void)
+{
+	char dir[] = "/tmp/memz-privroot.XXXXXX", link[64], sub[64];
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(link, sizeof link, "%s/proc", dir);
+	CHECK_INT(symlink("/proc", link), 0);
+	CHECK_INT(memz_priv_kernel_roots(link, "/sys"), -EPERM);
+	/* /tmp itself is writable by all (sticky, but anyone may add) */
+	snprintf(sub, sizeof sub, "%s/sys", dir);
+	CHECK_INT(symlink("/sys", sub), 0);
+	CHECK_INT(memz_priv_kernel_roots("/proc", sub), -EPERM);
+	unlink(link);
+	unlink(sub);
+	rmdir(dir);
 }
 
 /* hex CapEff/CapPrm of this process as the kernel reports them */
@@ -157,6 +183,7 @@ int main(void)
 	test_plan();
 	test_missing();
 	test_roots();
+	test_swappable_roots();
 	test_live();
 	return check_status();
 }

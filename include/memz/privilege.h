@@ -55,11 +55,13 @@ int memz_priv_lower(uint64_t held);
  * Returns the length written. */
 size_t memz_priv_missing(uint64_t caps, char *out, size_t outlen);
 
-/* 0 when proc_root is a procfs and sys_root a sysfs mount; -EXDEV when
- * either is some other file system (a fixture tree, or a directory a user
- * chose), where privilege would only let a user read files they may not:
- * the caller then drops the capabilities for good. -errno when either
- * cannot be looked at. */
+/* 0 when proc_root is a procfs and sys_root a sysfs mount, each reached
+ * through directories that only root may change (no symlink, none
+ * writable by group or others), so that what the sampler later opens with
+ * privilege is what was checked. -EXDEV when either is some other file
+ * system (a fixture tree, a directory a user chose), -EPERM when the path
+ * is one a user could swap, -errno when it cannot be looked at: the caller
+ * then drops the capabilities for good. */
 int memz_priv_kernel_roots(const char *proc_root, const char *sys_root);
 
 #endif
