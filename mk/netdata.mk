@@ -27,8 +27,9 @@ memz_plugin_LDADD = libmemz.la $(YAJL_LIBS)
 # /proc/PID/smaps_rollup. As Debian does for apps.plugin, the installed
 # plugin gets the two capabilities that allow it (and drops or lowers them
 # itself, see include/memz/privilege.h), and only root and group netdata may
-# run it. setcap fails under fakeroot and on filesystems without xattrs; the
-# install must still succeed there, so it says in one line what to run.
+# run it. setcap fails on filesystems without xattrs, and under fakeroot
+# it only pretends (so fakeroot counts as a failure); the install must still
+# succeed there, so it says in one line what to run.
 ND_CAPS = cap_dac_read_search,cap_sys_ptrace=ep
 if INSTALL_CAPS
 install-exec-hook: install-netdata-caps
@@ -39,7 +40,8 @@ install-netdata-caps:
 	if [ "$$(id -u)" = 0 ]; then \
 	  if getent group netdata > /dev/null 2>&1; then g=netdata; else g=root; fi; \
 	  chown "root:$$g" "$$f" && chmod 0750 "$$f" || exit 1; \
-	  [ -n '$(SETCAP)' ] && '$(SETCAP)' '$(ND_CAPS)' "$$f" 2> /dev/null && exit 0; \
+	  [ -n '$(SETCAP)' ] && [ -z "$${FAKEROOTKEY:-}" ] && \
+	    '$(SETCAP)' '$(ND_CAPS)' "$$f" 2> /dev/null && exit 0; \
 	  run="setcap $(ND_CAPS) $$fix"; \
 	else \
 	  run="chown root:netdata $$fix && chmod 0750 $$fix && setcap $(ND_CAPS) $$fix"; \

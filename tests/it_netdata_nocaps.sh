@@ -1,10 +1,10 @@
 #!/bin/sh
-# An install where setcap fails (SETCAP=/bin/false stands in for fakeroot or
-# a filesystem without xattrs): make install succeeds and says in one line
-# what to run; memz.plugin, run by netdata as user netdata without
-# capabilities, says once in error.log which capabilities it lacks and the
-# exact setcap for its own path, and goes on charting (same pid) what it can
-# read, the rest as hidden_anon.
+# An install where setcap fails (SETCAP=/bin/false stands in for a file
+# system without xattrs; fakeroot is tried too): make install succeeds and
+# says in one line what to run; memz.plugin, run by netdata as user netdata
+# without capabilities, says once in error.log which capabilities it lacks
+# and the exact setcap for its own path, and goes on charting (same pid)
+# what it can read, the rest as hidden_anon.
 set -u
 . "$top_srcdir/tests/netdata/lib.sh"
 nd_need_netdata
@@ -23,6 +23,14 @@ n=$(grep -c . "$D/install.out")
 grep -q "^memz: memz.plugin has no capabilities.*as root run: setcap cap_dac_read_search,cap_sys_ptrace=ep /.*/memz.plugin$" \
 	"$D/install.out" || nd_fail "make install's advice: $(cat "$D/install.out")"
 echo "make install: $(cat "$D/install.out")"
+# fakeroot's setcap only pretends: the same one line
+if command -v fakeroot > /dev/null; then
+	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL fakeroot "${MAKE:-make}" -s \
+		-C "$top_builddir" install-exec DESTDIR="$ND_TMP/fr" > "$ND_TMP/fr.log" 2>&1 ||
+		nd_fail "make install under fakeroot failed: $(tail -n 5 "$ND_TMP/fr.log")"
+	[ "$(grep -c '^memz: memz.plugin has no capabilities' "$ND_TMP/fr.log")" -eq 1 ] ||
+		nd_fail "make install under fakeroot did not say what to run"
+fi
 
 nd_start "$D" "$PORT"
 nd_poll 30 eval 'nd_api $PORT "/api/v1/chart?chart=memz.ram" > /dev/null' ||
