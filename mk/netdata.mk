@@ -9,7 +9,18 @@ check_PROGRAMS += tests/test_netdata_emit
 tests_test_netdata_emit_SOURCES = tests/test_netdata_emit.c tests/check.h \
 	$(NDCHECK) $(ND_EMIT)
 tests_test_netdata_emit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests
-tests_test_netdata_emit_LDADD = libmemz.la
+tests_test_netdata_emit_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
+tests_test_netdata_emit_LDADD = libmemz.la $(YAJL_LIBS)
+
+UNIT_TESTS += tests/test_netdata_functions
+check_PROGRAMS += tests/test_netdata_functions
+tests_test_netdata_functions_SOURCES = tests/test_netdata_functions.c \
+	tests/check.h tests/sampler_util.h $(NDCHECK) plugins/netdata/functions.c \
+	plugins/netdata/functions.h
+tests_test_netdata_functions_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
+	-DMEMZ_FIXTURES='"$(abs_top_srcdir)/tests/fixtures"'
+tests_test_netdata_functions_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
+tests_test_netdata_functions_LDADD = libmemz.la $(YAJL_LIBS)
 
 # The plugin goes where netdata looks for external plugins (configure's
 # --with-netdata-plugindir; Debian: /usr/lib/netdata/plugins.d). "exec" in
@@ -59,19 +70,10 @@ dist_netdatastockconf_DATA = conf/netdata/memz.conf
 netdatahealthdir = $(netdata_healthdir)
 dist_netdatahealth_DATA = conf/netdata/health.d/memz.conf
 
-# memz-inspect's argument cannot lead the plugin outside ProcRoot/PID/.
-UNIT_TESTS += tests/test_netdata_functions
-check_PROGRAMS += tests/test_netdata_functions
-tests_test_netdata_functions_SOURCES = tests/test_netdata_functions.c \
-	tests/check.h tests/sampler_util.h \
-	plugins/netdata/functions.c plugins/netdata/functions.h
-tests_test_netdata_functions_CPPFLAGS = $(AM_CPPFLAGS) $(YAJL_CFLAGS) \
-	-I$(top_srcdir)/tests \
-	-DMEMZ_FIXTURES='"$(abs_top_srcdir)/tests/fixtures"'
-tests_test_netdata_functions_LDADD = libmemz.la $(YAJL_LIBS)
-
 check_PROGRAMS += tests/ndcheck
 tests_ndcheck_SOURCES = tests/netdata/ndcheck_main.c $(NDCHECK)
+tests_ndcheck_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
+tests_ndcheck_LDADD = $(YAJL_LIBS)
 
 # Integration tests: the plugin alone, then inside a real netdata.
 INTEGRATION_TESTS += tests/it_netdata_plugin.sh

@@ -37,6 +37,11 @@ for cid, ch in c.items():
         continue
     assert ch["plugin"] == "memz.plugin", (cid, ch["plugin"])
     assert ch["module"] == "memz", (cid, ch["module"])
+    if cid.startswith("memz.grp_"):
+        # a group's own chart: one of the shared contexts
+        assert ch["context"] in ("memz.group_mem", "memz.group_growth_rate",
+                                 "memz.group_leak"), (cid, ch["context"])
+        continue
     assert ch["context"] == cid, (cid, ch["context"])
     assert ch["priority"] >= 140000, (cid, ch["priority"])
 ram = c["memz.ram"]
@@ -45,7 +50,10 @@ dims = {d["name"] for d in ram["dimensions"].values()}
 assert dims == {"free", "buffers", "cached", "slab", "page_tables",
                 "process_anon", "hidden_anon", "kernel_residual"}, dims
 print("memz.ram dims:", sorted(dims))
-print("memz.group_pss groups:", len(c["memz.group_pss"]["dimensions"]))
+groups = len(c["memz.group_pss"]["dimensions"])
+inst = [k for k, v in c.items() if v["context"] == "memz.group_leak"]
+print("memz.group_pss groups:", groups, "memz.group_leak instances:", len(inst))
+assert len(inst) == groups, (len(inst), groups)
 PY
 
 ram_sums() {

@@ -1,8 +1,10 @@
 #!/bin/sh
 # A process leaking 256 KiB/s under a real netdata: memz.leaks shows 1 for
-# its group and the shipped alarm goes WARNING within 30 s of its start;
-# after the growth stops (leaker: SIGUSR1) the alarm clears. Prints the
-# seconds each step took. Works in the sanitizer build (only the API is read).
+# its group and the shipped alarm goes WARNING within 30 s of its start; the
+# per-group template raises memz_group_leak on the group's own chart, naming
+# the group in its info with its growth rate as the value, within 60 s;
+# after the growth stops (leaker: SIGUSR1) both clear. Prints the seconds
+# each step took. Works in the sanitizer build (only the API is read).
 set -u
 . "$top_srcdir/tests/netdata/lib.sh"
 nd_need_netdata
@@ -59,6 +61,38 @@ for v in a.values():
         print("  %s on %s: %s, info: %s" % (v["name"], v["chart"], v["status"], v["info"]))
 PY
 
+# the group's own alarm: on memz.grp_<group>_leak, naming the group
+group_alarm_is() {
+	nd_api "$PORT" "/api/v1/alarms?all" > "$ND_TMP/galarms.json" &&
+	python3 - "$ND_TMP/galarms.json" "memz.grp_${NAME}_leak" "$1" "$NAME" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))["alarms"]
+st = [v for v in a.values() if v["name"] == "memz_group_leak" and v["chart"] == sys.argv[2]]
+if not st or st[0]["status"] != sys.argv[3]:
+    sys.exit(1)
+if sys.argv[3] == "WARNING":
+    v = st[0]
+    assert sys.argv[4] in v["info"], ("info does not name the group", v["info"])
+    assert "$label" not in v["info"], ("label not replaced", v["info"])
+    assert 64 <= v["value"] <= 1024, ("value is not the growth rate in KiB/s", v["value"])
+    assert v["units"] == "KiB/s", v["units"]
+PY
+}
+left=$(( 60 - ($(nd_now_ms) - t0) / 1000 ))
+[ "$left" -gt 0 ] || left=1
+nd_poll "$left" group_alarm_is WARNING ||
+	nd_fail "alarm memz_group_leak on memz.grp_${NAME}_leak not WARNING (naming $NAME, value its rate) within 60 s"
+echo "alarm memz_group_leak on memz.grp_${NAME}_leak WARNING after $(nd_secs_since $t0) s"
+python3 - "$ND_TMP/galarms.json" "memz.grp_${NAME}_leak" <<'PY'
+import json, sys
+a = json.load(open(sys.argv[1]))["alarms"]
+for k, v in a.items():
+    if v["name"] == "memz_group_leak" and v["chart"] == sys.argv[2]:
+        keep = ("id", "name", "chart", "family", "status", "units", "info",
+                "value", "value_string", "lookup_dimensions", "calc", "warn")
+        print("  /api/v1/alarms: " + json.dumps({f: v.get(f) for f in keep}))
+PY
+
 kill -USR1 "$LPID"
 t1=$(nd_now_ms)
 nd_poll 120 leak_is 0 || nd_fail "memz.leaks did not go back to 0 for $NAME within 120 s"
@@ -76,6 +110,9 @@ d = json.load(open(sys.argv[1]))
 print(" ".join(l for l, v in zip(d["labels"][1:], d["data"][0][1:]) if v))
 PY
 }
+nd_poll 60 group_alarm_is CLEAR ||
+	nd_fail "alarm memz_group_leak of $NAME did not clear within 60 s of the growth stopping"
+echo "alarm memz_group_leak of $NAME cleared $(nd_secs_since $t1) s after the growth stopped"
 if nd_poll 60 alarm_is CLEAR; then
 	echo "alarm cleared $(nd_secs_since $t1) s after the growth stopped"
 else

@@ -19,6 +19,16 @@ cleanup() {
 trap cleanup EXIT
 unset NETDATA_USER_CONFIG_DIR NETDATA_STOCK_CONFIG_DIR NETDATA_HOST_PREFIX
 
+# 10 (started now, checked at the end). With update_every 120 the plugin
+# still writes within 30 s (netdata stops a plugin silent for about two
+# minutes): PLUGIN_KEEPALIVE for 2.8, a repeat of the data for 1.37.1
+ka_start=$(nd_now_ms)
+for v in v1.37.1 v2.8.1; do
+	NETDATA_VERSION=$v "$PLUGIN" 120 < /dev/null > "$T/ka$v.out" 2>/dev/null &
+	PIDS="$PIDS $!"
+	eval "ka_pid_$(echo $v | tr -d v.)=$!"
+done
+
 # 1. functions answered, unknown ones 404, output stays valid protocol
 {
 	nd_wait_grep "$T/f.out" '^END' 10
@@ -26,7 +36,7 @@ unset NETDATA_USER_CONFIG_DIR NETDATA_STOCK_CONFIG_DIR NETDATA_HOST_PREFIX
 	printf 'FUNCTION uuid-none 10 "no-such-function"\n'
 	printf 'FUNCTION uuid-self 10 "memz-inspect %s"\n' "$$"
 	printf 'FUNCTION uuid-bad 10 "memz-inspect 12ab"\n'
-	printf 'FUNCTION uuid-gone 10 "memz-inspect 2147483647"\n'
+	printf 'FUNCTION uuid-gone 10 "memz-inspect pid:2147483647"\n'
 	# a call split across two writes must still be read whole
 	printf 'FUNCTION uuid-split 10 "memz-'
 	sleep 0.3
@@ -56,27 +66,34 @@ def expect(uuid, status):
     return got[2]
 top = expect("uuid-top", 200)
 cols = top["columns"]
-assert set(cols) >= {"Group", "PSS", "USS", "Swap", "Growth", "Leak"}, cols
+assert set(cols) >= {"Group", "PSS", "USS", "Swap", "Growth", "Leak", "rowOptions"}, cols
 assert len(top["data"]) > 0
+ix = {k: v["index"] for k, v in cols.items()}
 for row in top["data"]:
     assert len(row) == len(cols), row
-    assert isinstance(row[0], str) and row[1] >= 0 and isinstance(row[5], bool)
-pss = [r[cols["PSS"]["index"]] for r in top["data"]]
+    assert isinstance(row[ix["Group"]], str) and row[ix["PSS"]] >= 0
+    assert isinstance(row[ix["Leak"]], bool)
+    assert row[ix["rowOptions"]]["rowOptions"]["severity"] in ("normal", "warning")
+pss = [r[ix["PSS"]] for r in top["data"]]
 assert pss == sorted(pss, reverse=True), "memz-top not sorted by PSS"
 print("memz-top: %d groups, largest %.1f MiB" % (len(pss), pss[0]))
 me = expect("uuid-self", 200)
-assert me["pid"] == int(sys.argv[2])
-fields = {r[0]: r[1] for r in me["data"]}
-assert fields["pss"] > 0 and fields["rss"] >= fields["pss"], fields
-# the core's smaps taxonomy, as `memz inspect` shows it: categories add up.
-# Compared on RSS: the snapshot's figures and the smaps read are moments
-# apart, and PSS moves whenever a sharer of the shell's libraries comes or
-# goes, while an idle shell's resident pages do not.
-cats = ("kernel", "heap", "stack", "exe", "shmem", "device", "lib", "file", "anon")
-assert "heap_pss" in fields and "lib_pss" in fields, sorted(fields)
-catsum = sum(fields.get(c + "_rss", 0) for c in cats)
-assert abs(catsum - fields["rss"]) <= 0.05 * fields["rss"], (catsum, fields["rss"])
-print("memz-inspect: categories' RSS sum to %d of rss %d" % (catsum, fields["rss"]))
+assert me["process"]["pid"] == int(sys.argv[2])
+assert me["process"]["pss"] > 0 and me["process"]["rss"] >= me["process"]["pss"], me["process"]
+ix = {k: v["index"] for k, v in me["columns"].items()}
+rows = {r[ix["Kind"]]: r for r in me["data"]}
+assert "heap" in rows and "lib" in rows and "total" in rows, sorted(rows)
+# the core's smaps taxonomy, as `memz inspect` shows it: categories add up
+# to the total row, and the total to the process's RSS. Compared on RSS:
+# the snapshot's figures and the smaps read are moments apart, and PSS
+# moves whenever a sharer of the shell's libraries comes or goes, while an
+# idle shell's resident pages do not.
+catsum = sum(r[ix["RSS"]] for k, r in rows.items() if k != "total")
+total = rows["total"][ix["RSS"]]
+rss = me["process"]["rss"] / 1048576.0
+assert abs(catsum - total) <= 1e-6 * max(total, 1), (catsum, total)
+assert abs(total - rss) <= 0.05 * rss, (total, rss)
+print("memz-inspect: categories' RSS sum to %.2f MiB of rss %.2f MiB" % (catsum, rss))
 expect("uuid-none", 404)
 expect("uuid-bad", 400)
 expect("uuid-gone", 404)
@@ -136,6 +153,30 @@ exec 3>&-
 [ "$took" -lt 1500 ] || nd_fail "SIGTERM: took $took ms"
 echo "SIGTERM: exit 0 after $took ms"
 
+# 4b. SIGTERM ends it within a second in any state, here blocked in open()
+# of a FIFO where meminfo should be (a hostile ProcRoot or host prefix)
+mkdir -p "$T/fifo/proc" "$T/fifocfg"
+mkfifo "$T/fifo/proc/meminfo"
+printf 'ProcRoot = %s\n' "$T/fifo/proc" > "$T/fifocfg/memz.conf"
+NETDATA_USER_CONFIG_DIR="$T/fifocfg" "$PLUGIN" 1 < /dev/null > "$T/ff.out" 2>/dev/null &
+ppid=$!
+PIDS="$PIDS $ppid"
+in_open() { grep -q wait_for_partner "/proc/$ppid/wchan" 2>/dev/null; }
+nd_poll 10 in_open || nd_fail "FIFO meminfo: the plugin never blocked in open()"
+start=$(nd_now_ms)
+kill -TERM "$ppid"
+gone() { ! kill -0 "$ppid" 2>/dev/null; }
+if ! nd_poll 2 gone; then
+	kill -KILL "$ppid"
+	nd_fail "SIGTERM while blocked in open(): still running after 2 s"
+fi
+wait "$ppid"
+rc=$?
+took=$(( $(nd_now_ms) - start ))
+[ "$rc" -eq 0 ] || nd_fail "SIGTERM while blocked in open(): exit $rc"
+[ "$took" -lt 1000 ] || nd_fail "SIGTERM while blocked in open(): took $took ms"
+echo "SIGTERM while blocked in open(): exit 0 after $took ms"
+
 # 5. a closed stdout (netdata went away) ends it cleanly, not by SIGPIPE
 mkfifo "$T/stdout"
 "$PLUGIN" 1 < /dev/null > "$T/stdout" 2> "$T/p.err" &
@@ -157,4 +198,170 @@ grep -q '^CHART memz.ram .* stacked 140000 3 ' "$T/u.out" || nd_fail "NETDATA_UP
 NETDATA_UPDATE_EVERY=3 timeout 1.5 "$PLUGIN" 2 < /dev/null > "$T/u.out" 2>/dev/null
 grep -q '^CHART memz.ram .* stacked 140000 2 ' "$T/u.out" || nd_fail "argv[1]=2 not used"
 echo "update_every: argv and environment honoured"
+
+# 7. a fatal problem names the file and the setting, says DISABLE, and
+# never leaves the plugin running without charts
+mkdir -p "$T/noproc/proc" "$T/dirproc/proc/meminfo" "$T/cfg"
+printf 'ProcRoot = %s\n' "$T/noproc/proc" > "$T/cfg/memz.conf"
+NETDATA_USER_CONFIG_DIR="$T/cfg" timeout 10 "$PLUGIN" 1 < /dev/null > "$T/e.out" 2> "$T/e.err"
+[ "$(cat "$T/e.out")" = DISABLE ] || nd_fail "no meminfo: stdout '$(cat "$T/e.out")', expected DISABLE"
+grep -q "$T/noproc/proc/meminfo (ProcRoot" "$T/e.err" ||
+	nd_fail "no meminfo: the error does not name the file: $(cat "$T/e.err")"
+echo "no meminfo: $(cat "$T/e.err")"
+printf 'ProcRoot = %s\n' "$T/dirproc/proc" > "$T/cfg/memz.conf"
+NETDATA_USER_CONFIG_DIR="$T/cfg" timeout 20 "$PLUGIN" 1 < /dev/null > "$T/e.out" 2> "$T/e.err"
+rc=$?
+[ "$rc" -ne 124 ] || nd_fail "meminfo a directory: still running after 20 s"
+[ "$(tail -n 1 "$T/e.out")" = DISABLE ] || nd_fail "meminfo a directory: no DISABLE"
+grep -q "$T/dirproc/proc/meminfo (ProcRoot.*Is a directory" "$T/e.err" ||
+	nd_fail "meminfo a directory: the error does not name the file: $(cat "$T/e.err")"
+echo "meminfo a directory: $(tail -n 1 "$T/e.err")"
+
+# 8. a flood of function calls (2000 at once, each an smaps read of a
+# process with 4000 mappings) delays neither the charts nor SIGTERM: calls
+# beyond the queue get 503. Served inline, as they were, the flood took
+# seconds and held SIGTERM until it ended.
+python3 -c '
+import mmap, signal, sys
+maps = [mmap.mmap(-1, 4096, prot=mmap.PROT_READ | (mmap.PROT_WRITE if i % 2 else 0))
+        for i in range(4000)]
+print("ready", flush=True)
+signal.pause()
+' > "$T/maps.out" &
+mapspid=$!
+PIDS="$PIDS $mapspid"
+nd_wait_grep "$T/maps.out" ready 10 || nd_fail "flood: the many-mappings helper did not start"
+rm -f "$T/stdin"
+mkfifo "$T/stdin"
+"$PLUGIN" 1 < "$T/stdin" > "$T/fl.out" 2> "$T/fl.err" &
+ppid=$!
+PIDS="$PIDS $ppid"
+exec 3> "$T/stdin"
+nd_wait_grep "$T/fl.out" '^END' 10 || nd_fail "flood: no data before the flood"
+python3 -c '
+import sys
+sys.stdout.write("".join("FUNCTION fl-%d 10 \"memz-inspect pid:%s\"\n" % (i, sys.argv[1]) for i in range(2000)))
+' "$mapspid" > "$T/flood.txt"
+before=$(grep -c '^BEGIN memz.ram' "$T/fl.out")
+start=$(nd_now_ms)
+cat "$T/flood.txt" >&3 &
+catpid=$!
+PIDS="$PIDS $catpid"
+# two more updates of memz.ram within 4 s while the flood is served
+charts_moved() { [ "$(grep -c '^BEGIN memz.ram' "$T/fl.out")" -ge $((before + 2)) ]; }
+nd_poll 4 charts_moved || nd_fail "flood: charts stopped ($(grep -c '^BEGIN memz.ram' "$T/fl.out") updates, $before before)"
+moved=$(( $(grep -c '^BEGIN memz.ram' "$T/fl.out") - before ))
+wait "$catpid"
+# a second flood, and SIGTERM as soon as its first call is answered: the
+# plugin must not finish the flood first
+sed 's/ fl-/ f2-/' "$T/flood.txt" >&3 &
+catpid=$!
+PIDS="$PIDS $catpid"
+nd_wait_grep "$T/fl.out" 'FUNCTION_RESULT_BEGIN f2-' 10 || nd_fail "flood: second flood not answered"
+tstart=$(nd_now_ms)
+kill -TERM "$ppid"
+wait "$ppid"
+rc=$?
+took=$(( $(nd_now_ms) - tstart ))
+exec 3>&-
+kill "$catpid" 2>/dev/null
+wait "$catpid" 2>/dev/null
+[ "$rc" -eq 0 ] || nd_fail "flood: SIGTERM: exit $rc"
+[ "$took" -lt 1000 ] || nd_fail "flood: SIGTERM took $took ms"
+"$NDCHECK" --results < "$T/fl.out" > "$T/fl.res" || nd_fail "flood: output breaks the protocol"
+busy=$(grep -c '^fl-[0-9]* 503 ' "$T/fl.res")
+ok=$(grep -c '^fl-[0-9]* 200 ' "$T/fl.res")
+[ "$busy" -gt 0 ] || nd_fail "flood: no call answered 503"
+echo "flood: $moved chart updates in $(nd_secs_since $start) s, $ok answered, $busy answered 503, SIGTERM after $took ms"
+
+# 9. the same output is valid for netdata 2.8's parser (registrations
+# with tags and access, the table schema) and for 1.37.1's
+for v in v1.37.1 v2.8.1; do
+	{
+		nd_wait_grep "$T/v$v.out" '^END' 10
+		printf 'FUNCTION v-topinfo 10 "memz-top info" "0x13" "method=api"\n'
+		printf 'FUNCTION v-top 10 "memz-top" "0x13" "method=api"\n'
+		printf 'FUNCTION v-pid 10 "memz-inspect pid:%s after:-600" "0x13" "method=api"\n' "$$"
+		printf 'FUNCTION v-info 10 "memz-inspect info" "0x13" "method=api"\n'
+		nd_wait_grep "$T/v$v.out" 'FUNCTION_RESULT_BEGIN v-info' 10
+	} | NETDATA_VERSION=$v "$PLUGIN" 1 > "$T/v$v.out" 2>/dev/null &
+	vpid=$!
+	PIDS="$PIDS $vpid"
+	nd_wait_grep "$T/v$v.out" 'FUNCTION_RESULT_BEGIN v-info' 20 || nd_fail "$v: no reply"
+	kill -TERM "$vpid"
+	wait "$vpid"
+	NETDATA_VERSION=$v "$NDCHECK" --results < "$T/v$v.out" > "$T/v$v.res" ||
+		nd_fail "$v: output breaks netdata $v's protocol"
+	python3 - "$T/v$v.res" "$$" <<'EOF' || nd_fail "$v: function replies wrong"
+import json, sys
+lines = open(sys.argv[1]).read().split("\n")
+res = {}
+for i in range(0, len(lines) - 1, 2):
+    head = lines[i].split(" ")
+    if len(head) != 3:
+        break
+    res[head[0]] = (int(head[1]), json.loads(lines[i + 1]))
+for tx in ("v-topinfo", "v-top", "v-pid", "v-info"):
+    assert res[tx][0] == 200 and res[tx][1]["type"] == "table", (tx, res[tx])
+assert res["v-topinfo"][1]["data"] == [] and res["v-info"][1]["data"] == []
+assert len(res["v-top"][1]["data"]) > 0
+assert res["v-pid"][1]["process"]["pid"] == int(sys.argv[2])
+rp = res["v-info"][1]["required_params"][0]
+assert rp["id"] == "pid" and rp["type"] == "select" and rp["options"], rp
+EOF
+	grep -q '^FUNCTION GLOBAL "memz-top" 10 ".*" "top" 0x13 20$' "$T/v$v.out" ||
+		nd_fail "$v: registration without tags and access"
+done
+echo "NETDATA_VERSION v1.37.1 and v2.8.1: output valid for both"
+
+# 11. TopGroups = 1000 on a machine with 700 distinct names (a fixture
+# tree of 700 processes): the report's stated limit of groups is charted,
+# no exit 1, no DISABLE
+python3 - "$top_srcdir/tests/fixtures/tree1" "$T/many" <<'PY'
+import os, shutil, sys
+src, dst = sys.argv[1], sys.argv[2]
+shutil.copytree(src, dst, symlinks=True)
+proc = os.path.join(dst, "proc")
+tmpl = os.path.join(proc, "300")
+for i in range(700):
+    pid = str(1000 + i)
+    d = os.path.join(proc, pid)
+    shutil.copytree(tmpl, d, symlinks=True)
+    stat = open(os.path.join(d, "stat")).read().split(" ")
+    stat[0], stat[1], stat[21] = pid, "(g%d)" % i, str(9000 + i)
+    open(os.path.join(d, "stat"), "w").write(" ".join(stat))
+    st = open(os.path.join(d, "status")).read().replace("Name:\tbash", "Name:\tg%d" % i)
+    open(os.path.join(d, "status"), "w").write(st)
+PY
+printf 'ProcRoot = %s\nSysRoot = %s\nTopGroups = 1000\n' "$T/many/proc" "$T/many/sys" > "$T/cfg/memz.conf"
+NETDATA_USER_CONFIG_DIR="$T/cfg" "$PLUGIN" 1 < /dev/null > "$T/m.out" 2> "$T/m.err" &
+mpid=$!
+PIDS="$PIDS $mpid"
+two_cycles() { [ -f "$T/m.out" ] && [ "$(grep -c '^BEGIN memz.ram' "$T/m.out")" -ge 2 ]; }
+nd_poll 30 two_cycles || nd_fail "700 groups: not two cycles in 30 s (stderr: $(cat "$T/m.err"))"
+kill -TERM "$mpid"
+wait "$mpid"
+rc=$?
+[ "$rc" -eq 0 ] || nd_fail "700 groups: exit $rc (stderr: $(cat "$T/m.err"))"
+grep -q '^DISABLE' "$T/m.out" && nd_fail "700 groups: DISABLE"
+"$NDCHECK" < "$T/m.out" > /dev/null || nd_fail "700 groups: output breaks the protocol"
+n=$(grep -c '^CHART memz.grp_g[0-9]*_leak ' "$T/m.out")
+max=$(sed -n 's/^#define MEMZ_REPORT_MAX_GROUPS \([0-9]*\).*/\1/p' "$top_srcdir/include/memz/report.h")
+[ "$n" -eq "$max" ] || nd_fail "700 groups: $n charted, expected the report's $max"
+echo "TopGroups=1000, 700 groups: $n charted (the report's limit), exit 0"
+
+# 10. the keepalives of the plugins started first
+ka_new() { grep -q '^PLUGIN_KEEPALIVE$' "$T/kav2.8.1.out"; }
+ka_old() { [ -f "$T/kav1.37.1.out" ] && [ "$(grep -c '^BEGIN memz.ram' "$T/kav1.37.1.out")" -ge 2 ]; }
+left=$(( 45 - ($(nd_now_ms) - ka_start) / 1000 ))
+[ "$left" -gt 0 ] || left=1
+nd_poll "$left" ka_new || nd_fail "v2.8.1, update_every 120: no PLUGIN_KEEPALIVE within 45 s"
+nd_poll 5 ka_old || nd_fail "v1.37.1, update_every 120: no repeated data within 50 s"
+echo "update_every 120: PLUGIN_KEEPALIVE (2.8.1) and repeated data (1.37.1) after $(nd_secs_since $ka_start) s"
+kill -TERM "$ka_pid_1371" "$ka_pid_281"
+wait "$ka_pid_1371" "$ka_pid_281"
+NETDATA_VERSION=v1.37.1 "$NDCHECK" < "$T/kav1.37.1.out" > /dev/null ||
+	nd_fail "v1.37.1 keepalive output breaks the protocol"
+NETDATA_VERSION=v2.8.1 "$NDCHECK" < "$T/kav2.8.1.out" > /dev/null ||
+	nd_fail "v2.8.1 keepalive output breaks the protocol"
 exit 0

@@ -163,7 +163,7 @@ int main(void)
 	CHECK_INT(memz_report_new(&rj, memz_allocator_libc()), 0);
 	n.f = open_memstream(&n.buf, &n.len);
 	n.chk = ndc_new();
-	CHECK_INT(memz_nd_emitter_new(&n.e, n.f, 1), 0);
+	CHECK_INT(memz_nd_emitter_new(&n.e, n.f, 1, MEMZ_ND_V(1, 37)), 0);
 
 	collectd_ids(rc, &s, &cd);
 	netdata_ids(&n, &s, names, 5, &nd);

@@ -35,7 +35,7 @@ static void script_init(struct script *s)
 	s->f = open_memstream(&s->buf, &s->len);
 	s->chk = ndc_new();
 	CHECK(s->f && s->chk);
-	CHECK_INT(memz_nd_emitter_new(&s->e, s->f, 1), 0);
+	CHECK_INT(memz_nd_emitter_new(&s->e, s->f, 1, MEMZ_ND_V(1, 37)), 0);
 }
 
 static void script_free(struct script *s)
@@ -139,6 +139,7 @@ static void test_fixed_charts(void)
 	cycle(&s, NULL, 0);
 	CHECK_INT(ndc_count(s.chk, "CHART"), 9);
 	CHECK_INT(ndc_count(s.chk, "BEGIN"), 18);
+	CHECK_INT(ndc_count(s.chk, "PLUGIN_KEEPALIVE"), 0);
 	script_free(&s);
 }
 
@@ -230,10 +231,12 @@ static void test_groups_come_and_go(void)
 	CHECK_STR(bid, "beta");
 	CHECK(!ndc_dim_obsolete(s.chk, "memz.group_pss", "beta"));
 
-	/* beta vanishes, gamma appears: both declared before the SETs */
+	/* beta vanishes, gamma appears: both declared before the SETs (the
+	 * five group charts, then beta's three instances obsolete and
+	 * gamma's three new) */
 	charts = ndc_count(s.chk, "CHART");
 	cycle(&s, (int[]){ 0, 2 }, 2);
-	CHECK_INT(ndc_count(s.chk, "CHART"), charts + 5);
+	CHECK_INT(ndc_count(s.chk, "CHART"), charts + 5 + 3 + 3);
 	for (const char *const *c = (const char *const[]){
 		     "memz.group_pss", "memz.group_uss", "memz.group_swap",
 		     "memz.group_growth", "memz.leaks", NULL };
@@ -288,6 +291,176 @@ static void test_churn_is_bounded(void)
 	script_free(&s);
 }
 
+
+static long long inst(struct script *s, const char *group_id,
+		      const char *chart, const char *dim)
+{
+	char id[160];
+	long long v = -42;
+
+	snprintf(id, sizeof id, "memz.grp_%s_%s", group_id, chart);
+	if (!ndc_last(s->chk, id, dim, &v))
+		fprintf(stderr, "no value for %s / %s\n", id, dim);
+	return v;
+}
+
+/* Every charted group has its own instances of the per-group contexts,
+ * labelled with its name, so one health template raises one alarm per
+ * group and the alarm can name it. */
+static void test_group_instances(void)
+{
+	struct script s;
+	const char *id;
+
+	script_init(&s);
+	group(&s, 0, "alpha", 10, true);
+	group(&s, 1, "x\" CHART evil", 20, true);
+	group(&s, 2, "leaky", 1, false);
+	s.g[2].det.verdict.leak = true;
+	s.g[2].det.verdict.rate_bps = 262144.4;
+	s.g[2].det.verdict.confidence = 87;
+	cycle(&s, (int[]){ 0, 1, 2 }, 3);
+
+	CHECK_INT(ndc_chart_count(s.chk, "memz.group_mem", true), 3);
+	CHECK_INT(ndc_chart_count(s.chk, "memz.group_growth_rate", true), 3);
+	CHECK_INT(ndc_chart_count(s.chk, "memz.group_leak", true), 3);
+	CHECK_STR(ndc_chart_label(s.chk, "memz.grp_alpha_mem", "memz_group"),
+		  "alpha");
+	CHECK_STR(ndc_chart_label(s.chk, "memz.grp_leaky_leak", "memz_group"),
+		  "leaky");
+	id = memz_nd_group_id(s.e, "x\" CHART evil");
+	CHECK_STR(id, "x__CHART_evil");
+	CHECK_STR(ndc_chart_label(s.chk, "memz.grp_x__CHART_evil_leak",
+				  "memz_group"), "x_ CHART evil");
+	CHECK_STR(ndc_chart_context(s.chk, "memz.grp_alpha_growth"),
+		  "memz.group_growth_rate");
+	CHECK_INT(inst(&s, "alpha", "mem", "pss"), 10 * MIB);
+	CHECK_INT(inst(&s, "alpha", "mem", "uss"), 5 * MIB);
+	CHECK_INT(inst(&s, "alpha", "mem", "swap"), 0);
+	CHECK_INT(inst(&s, "alpha", "growth", "growth"), 0);
+	CHECK_INT(inst(&s, "alpha", "leak", "leak"), 0);
+	CHECK_INT(inst(&s, "leaky", "leak", "leak"), 1);
+	CHECK_INT(inst(&s, "leaky", "leak", "rate"), 262144);
+	CHECK_INT(inst(&s, "leaky", "leak", "confidence"), 87);
+	CHECK_INT(inst(&s, "leaky", "growth", "growth"), 262144);
+	CHECK_INT(ndc_dim_divisor(s.chk, "memz.grp_leaky_leak", "rate"), 1024);
+
+	/* alpha goes: its instances are obsoleted once and never begun again
+	 * (the checker refuses BEGIN of an obsolete chart) */
+	cycle(&s, (int[]){ 1, 2 }, 2);
+	CHECK(ndc_chart_obsolete(s.chk, "memz.grp_alpha_mem"));
+	CHECK(ndc_chart_obsolete(s.chk, "memz.grp_alpha_leak"));
+	CHECK_INT(ndc_chart_count(s.chk, "memz.group_leak", true), 2);
+	cycle(&s, (int[]){ 1, 2 }, 2);
+	/* and comes back live, same ids */
+	s.g[0].pss = 12 * MIB;
+	cycle(&s, (int[]){ 0, 1, 2 }, 3);
+	CHECK(!ndc_chart_obsolete(s.chk, "memz.grp_alpha_mem"));
+	CHECK_INT(inst(&s, "alpha", "mem", "pss"), 12 * MIB);
+	CHECK_INT(ndc_chart_count(s.chk, "memz.group_leak", true), 3);
+	script_free(&s);
+}
+
+/* TopGroups = 1000 on a machine with more distinct names than the report
+ * publishes: the emitter charts the report's stated limit and never fails
+ * (it used to run out of its 512 slots and end the plugin with exit 1). */
+static void test_many_groups(void)
+{
+	enum { N = 1200 };
+	static struct memz_group g[N];
+	static const struct memz_group *gp[N];
+	static char names[N][16];
+	struct memz_nd_emitter *e;
+	struct memz_snapshot snap;
+	struct ndc *chk = ndc_new();
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	memset(&snap, 0, sizeof snap);
+	for (int i = 0; i < N; i++) {
+		snprintf(names[i], sizeof names[i], "g%d", i);
+		memset(&g[i], 0, sizeof g[i]);
+		g[i].name = names[i];
+		g[i].pss = (uint64_t)(N - i) * MIB;
+		g[i].reported = true;
+		gp[i] = &g[i];
+	}
+	snap.view.groups = gp;
+	snap.view.n_groups = N;
+	CHECK_INT(memz_nd_emitter_new(&e, f, 1, MEMZ_ND_V(1, 37)), 0);
+	CHECK_INT(memz_nd_emit(e, &snap, 0), 0);
+	/* the next cycle, other names: the old ones go obsolete */
+	for (int i = 0; i < N; i++)
+		names[i][0] = 'h';
+	CHECK_INT(memz_nd_emit(e, &snap, 1000000), 0);
+	fflush(f);
+	CHECK_INT(ndc_feed(chk, buf, len), 0);
+	if (ndc_error(chk))
+		fprintf(stderr, "checker: %s\n", ndc_error(chk));
+	CHECK_INT(ndc_dim_count(chk, "memz.group_pss", true),
+		  MEMZ_REPORT_MAX_GROUPS);
+	CHECK_INT(ndc_chart_count(chk, "memz.group_leak", true),
+		  MEMZ_REPORT_MAX_GROUPS);
+	CHECK_INT(ndc_chart_count(chk, "memz.group_leak", false),
+		  2 * MEMZ_REPORT_MAX_GROUPS);
+	CHECK(ndc_chart_obsolete(chk, "memz.grp_g0_leak"));
+	CHECK(!ndc_chart_obsolete(chk, "memz.grp_h0_leak"));
+	memz_nd_emitter_free(&e);
+	fclose(f);
+	free(buf);
+	ndc_free(chk);
+}
+
+/* Never silent for long: PLUGIN_KEEPALIVE only where netdata knows it,
+ * a repeat of the data below 2.7 (1.37.1 would stop at the keyword). */
+static void test_keepalive(void)
+{
+	static const struct { const char *env; unsigned v; } vers[] = {
+		{ "v1.37.1", MEMZ_ND_V(1, 37) }, { "v2.8.1", MEMZ_ND_V(2, 8) },
+		{ "2.7.0-12-nightly", MEMZ_ND_V(2, 7) },
+		{ "v1.44.3", MEMZ_ND_V(1, 44) }, { NULL, MEMZ_ND_V(1, 37) },
+		{ "", MEMZ_ND_V(1, 37) }, { "vx", MEMZ_ND_V(1, 37) },
+		{ "v2", MEMZ_ND_V(1, 37) }, { "v0.9", MEMZ_ND_V(1, 37) },
+		{ "v99999.1", MEMZ_ND_V(1, 37) },
+	};
+	for (size_t i = 0; i < sizeof vers / sizeof *vers; i++)
+		CHECK_INT(memz_nd_version(vers[i].env), vers[i].v);
+
+	for (int new = 0; new < 2; new++) {
+		struct memz_nd_emitter *e;
+		struct memz_snapshot snap;
+		struct ndc *chk = ndc_new();
+		char *buf = NULL;
+		size_t len = 0;
+		FILE *f = open_memstream(&buf, &len);
+
+		memset(&snap, 0, sizeof snap);
+		if (new)
+			ndc_set_version(chk, 2, 8);
+		CHECK_INT(memz_nd_emitter_new(&e, f, 600,
+					      memz_nd_version(new ? "v2.8.1" : "v1.37.1")), 0);
+		CHECK_INT(memz_nd_emit(e, &snap, 0), 0);
+		/* 1: data went out, the next update counts from it */
+		CHECK_INT(memz_nd_emit_keepalive(e, &snap, 30000000), new ? 0 : 1);
+		fflush(f);
+		CHECK_INT(ndc_feed(chk, buf, len), 0);
+		CHECK(ndc_error(chk) == NULL);
+		CHECK_INT(ndc_count(chk, "PLUGIN_KEEPALIVE"), new ? 1 : 0);
+		CHECK_INT(ndc_count(chk, "BEGIN"), new ? 9 : 18);
+		memz_nd_emitter_free(&e);
+		fclose(f);
+		free(buf);
+		ndc_free(chk);
+	}
+	/* and the 1.37 checker refuses the keyword */
+	{
+		struct ndc *chk = ndc_new();
+		CHECK(ndc_feed(chk, "PLUGIN_KEEPALIVE\n", 17) != 0);
+		ndc_free(chk);
+	}
+}
+
 static void test_closed_pipe(void)
 {
 	struct memz_nd_emitter *e;
@@ -302,7 +475,7 @@ static void test_closed_pipe(void)
 	close(fds[0]);
 	f = fdopen(fds[1], "w");
 	CHECK(f != NULL);
-	CHECK_INT(memz_nd_emitter_new(&e, f, 2), 0);
+	CHECK_INT(memz_nd_emitter_new(&e, f, 2, MEMZ_ND_V(1, 37)), 0);
 	errno = 0;
 	for (int i = 0; i < 3 && !rc; i++)
 		rc = memz_nd_emit(e, &snap, 0);
@@ -324,6 +497,9 @@ static void test_functions_declared(void)
 	CHECK_INT(ndc_feed(c, buf, len), 0);
 	CHECK_INT(ndc_count(c, "FUNCTION"), 2);
 	CHECK(strstr(buf, "\"memz-top\" 10 ") != NULL);
+	/* tags and the access level ride on every registration */
+	CHECK(strstr(buf, "\"top\" 0x13 20\n") != NULL);
+	CHECK(strstr(buf, "\"top\" 0x13 21\n") != NULL);
 	ndc_free(c);
 	free(buf);
 }
@@ -349,6 +525,14 @@ static void test_checker_rejects(void)
 		"FUNCTION_RESULT_BEGIN u 200 application/json 0\n{}\n",
 		"END\n",
 		"CHART memz.x '' \"t\" \"u\" \"f\" \"c\" line 1 1 '' p m 1 2 3 4 5 6 7 8\n",
+		"CHART memz.x '' \"t\" \"u\" \"f\" \"c\" line 1 1 'obsolete' p m\nBEGIN memz.x\nEND\n",
+		"CHART memz.x '' \"t\" \"u\" \"f\" \"c\" line 1 1 '' p m\nCHART memz.x '' \"t\" \"u\" \"f\" \"d\" line 1 1 '' p m\n",
+		"FUNCTION GLOBAL \"f\" 10 \"help\"\n",
+		"FUNCTION GLOBAL \"f\" 10 \"help\" \"top\" 0 1\n",
+		"FUNCTION_RESULT_BEGIN u 200 application/json 0\n{\"status\":404}\nFUNCTION_RESULT_END\n",
+		"FUNCTION_RESULT_BEGIN u 404 application/json 0\n{\"status\":404}\nFUNCTION_RESULT_END\n",
+		"FUNCTION_RESULT_BEGIN u 200 application/json 0\n{\"status\":200,\"type\":\"table\",\"has_history\":false,\"update_every\":1,\"help\":\"h\",\"columns\":{\"A\":{\"index\":0,\"name\":\"A\",\"type\":\"number\"}},\"data\":[]}\nFUNCTION_RESULT_END\n",
+		"FUNCTION_RESULT_BEGIN u 200 application/json 0\n{not json\nFUNCTION_RESULT_END\n",
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		struct ndc *c = ndc_new();
@@ -367,6 +551,9 @@ int main(void)
 	test_hostile_names();
 	test_groups_come_and_go();
 	test_churn_is_bounded();
+	test_group_instances();
+	test_many_groups();
+	test_keepalive();
 	test_closed_pipe();
 	test_functions_declared();
 	return check_status();

@@ -24,6 +24,7 @@ struct dim {
 struct memz_nd_emitter {
 	FILE *out;
 	int update_every;
+	unsigned version;
 	bool declared; /* the fixed charts went out */
 	struct memz_report *report;
 	struct dim dims[MEMZ_REPORT_MAX_KNOWN];
@@ -162,6 +163,116 @@ static void declare_groups(struct memz_nd_emitter *e, bool all)
 	}
 }
 
+/* Per-group chart instances: one chart per group and context, so that a
+ * health template on the context raises one alarm per group. */
+enum inst_chart { IC_MEM, IC_GROWTH, IC_LEAK, IC_N };
+
+static const struct {
+	const char *suffix, *context, *title, *units, *type;
+	int prio;
+} icharts[IC_N] = {
+	[IC_MEM] = { "mem", "memz.group_mem",
+		     "PSS, USS and swap of process group", "MiB", "line", 40 },
+	[IC_GROWTH] = { "growth", "memz.group_growth_rate",
+			"PSS growth rate of process group", "KiB/s", "line",
+			41 },
+	[IC_LEAK] = { "leak", "memz.group_leak",
+		      "Leak verdict of process group (1 = suspect)",
+		      "suspect", "line", 42 },
+};
+
+static double g_pss(const struct memz_group *g) { return (double)g->pss; }
+static double g_uss(const struct memz_group *g) { return (double)g->uss; }
+static double g_swap(const struct memz_group *g) { return (double)g->swap; }
+static double g_rate(const struct memz_group *g)
+{
+	return memz_finite(g->det.verdict.rate_bps);
+}
+static double g_leak(const struct memz_group *g)
+{
+	return g->det.verdict.leak ? 1 : 0;
+}
+static double g_conf(const struct memz_group *g)
+{
+	return g->det.verdict.confidence;
+}
+
+static const struct {
+	enum inst_chart chart;
+	const char *id;
+	long div;
+	const char *options;
+	double (*get)(const struct memz_group *g);
+} idims[] = {
+	{ IC_MEM, "pss", MIB, "", g_pss },
+	{ IC_MEM, "uss", MIB, "", g_uss },
+	{ IC_MEM, "swap", MIB, "", g_swap },
+	{ IC_GROWTH, "growth", 1024, "", g_rate },
+	{ IC_LEAK, "leak", 1, "", g_leak },
+	/* for the alarm's value and for who drills down: hidden, so the
+	 * chart reads as a state */
+	{ IC_LEAK, "rate", 1024, "hidden", g_rate },
+	{ IC_LEAK, "confidence", 1, "hidden", g_conf },
+};
+
+static void instance_chart(const struct memz_nd_emitter *e, const char *id,
+			   const char *label, enum inst_chart c, bool obsolete)
+{
+	fprintf(e->out,
+		"CHART memz.grp_%s_%s '' \"%s %s\" \"%s\" \"%s\" \"%s\" %s %d %d '%s' %s %s\n",
+		id, icharts[c].suffix, icharts[c].title, label,
+		icharts[c].units, label, icharts[c].context, icharts[c].type,
+		MEMZ_ND_PRIORITY + icharts[c].prio, e->update_every,
+		obsolete ? "obsolete" : "", MEMZ_ND_PLUGIN, MEMZ_ND_MODULE);
+	if (obsolete)
+		return;
+	/* source 1: automatic, the only one 1.37.1 needs said */
+	fprintf(e->out, "CLABEL memz_group \"%s\" 1\nCLABEL_COMMIT\n", label);
+	for (size_t i = 0; i < sizeof idims / sizeof *idims; i++)
+		if (idims[i].chart == c)
+			dim(e->out, idims[i].id, idims[i].id, 1, idims[i].div,
+			    idims[i].options);
+}
+
+static void declare_instances(struct memz_nd_emitter *e, bool all)
+{
+	for (unsigned i = 0; i < e->n_dims; i++) {
+		const struct dim *d = &e->dims[i];
+		const char *id, *label;
+		unsigned gen;
+
+		if (!d->changed && !(all && d->state == DIM_ACTIVE))
+			continue;
+		if (!memz_report_slot(e->report, i, &id, &label, &gen) ||
+		    gen != d->gen)
+			continue;
+		for (int c = 0; c < IC_N; c++)
+			instance_chart(e, id, label, (enum inst_chart)c,
+				       d->state != DIM_ACTIVE);
+	}
+}
+
+static void begin(FILE *f, const char *id, unsigned long long usec);
+static void set(FILE *f, const char *id, long long v);
+
+static void instance_values(struct memz_nd_emitter *e,
+			    const struct memz_report_group *rg,
+			    unsigned long long usec)
+{
+	char chart_id[MEMZ_REPORT_ID_MAX + 16];
+
+	for (int c = 0; c < IC_N; c++) {
+		snprintf(chart_id, sizeof chart_id, "grp_%s_%s", rg->id,
+			 icharts[c].suffix);
+		begin(e->out, chart_id, usec);
+		for (size_t d = 0; d < sizeof idims / sizeof *idims; d++)
+			if (idims[d].chart == (enum inst_chart)c)
+				set(e->out, idims[d].id,
+				    llround(idims[d].get(rg->g)));
+		fputs("END\n", e->out);
+	}
+}
+
 static void begin(FILE *f, const char *id, unsigned long long usec)
 {
 	if (usec)
@@ -205,6 +316,8 @@ static void values(struct memz_nd_emitter *e, const struct memz_report_view *v,
 			    llround(memz_series_value(se, v->groups[i].g)));
 		fputs("END\n", f);
 	}
+	for (size_t i = 0; i < v->n_groups; i++)
+		instance_values(e, &v->groups[i], usec);
 	begin(f, "leak_suspects", usec);
 	set(f, "suspects", s->view.leak_suspects);
 	fputs("END\n", f);
@@ -213,8 +326,28 @@ static void values(struct memz_nd_emitter *e, const struct memz_report_view *v,
 	fputs("END\n", f);
 }
 
+unsigned memz_nd_version(const char *s)
+{
+	unsigned long major, minor;
+	char *end;
+
+	if (!s)
+		return MEMZ_ND_V(1, 37);
+	if (*s == 'v' || *s == 'V')
+		s++;
+	if (*s < '0' || *s > '9')
+		return MEMZ_ND_V(1, 37);
+	major = strtoul(s, &end, 10);
+	if (*end != '.' || end[1] < '0' || end[1] > '9' || major > 999)
+		return MEMZ_ND_V(1, 37);
+	minor = strtoul(end + 1, &end, 10);
+	if (minor > 999 || MEMZ_ND_V(major, minor) < MEMZ_ND_V(1, 37))
+		return MEMZ_ND_V(1, 37);
+	return MEMZ_ND_V(major, minor);
+}
+
 int memz_nd_emitter_new(struct memz_nd_emitter **out, FILE *f,
-			int update_every)
+			int update_every, unsigned version)
 {
 	struct memz_nd_emitter *e = calloc(1, sizeof *e);
 
@@ -227,6 +360,7 @@ int memz_nd_emitter_new(struct memz_nd_emitter **out, FILE *f,
 	}
 	e->out = f;
 	e->update_every = update_every > 0 ? update_every : 1;
+	e->version = version;
 	*out = e;
 	return 0;
 }
@@ -255,8 +389,10 @@ int memz_nd_emit(struct memz_nd_emitter *e, const struct memz_snapshot *s,
 	changed = track_groups(e, v);
 	if (!e->declared)
 		declare_fixed(e);
-	if (!e->declared || changed)
+	if (!e->declared || changed) {
 		declare_groups(e, !e->declared);
+		declare_instances(e, !e->declared);
+	}
 	e->declared = true;
 	values(e, v, usec);
 	if (fflush(e->out) || ferror(e->out))
@@ -264,14 +400,29 @@ int memz_nd_emit(struct memz_nd_emitter *e, const struct memz_snapshot *s,
 	return 0;
 }
 
+int memz_nd_emit_keepalive(struct memz_nd_emitter *e,
+			   const struct memz_snapshot *s,
+			   unsigned long long usec)
+{
+	if (e->version < MEMZ_ND_V(2, 7) || !e->declared) {
+		int rc = memz_nd_emit(e, s, usec);
+		return rc ? rc : 1;
+	}
+	fputs("PLUGIN_KEEPALIVE\n", e->out);
+	if (fflush(e->out) || ferror(e->out))
+		return -EIO;
+	return 0;
+}
+
 int memz_nd_emit_functions(FILE *out, int timeout_s)
 {
+	/* priority: apps.plugin's processes uses 10; memz is a narrower view */
 	fprintf(out,
-		"FUNCTION GLOBAL \"memz-top\" %d \"memz process groups by PSS with growth and leak verdicts\"\n",
-		timeout_s);
+		"FUNCTION GLOBAL \"memz-top\" %d \"memz: process groups by PSS, with growth and leak verdicts\" \"top\" 0x%x 20\n",
+		timeout_s, MEMZ_ND_FUNCTION_ACCESS);
 	fprintf(out,
-		"FUNCTION GLOBAL \"memz-inspect\" %d \"memz figures of one process: memz-inspect PID\"\n",
-		timeout_s);
+		"FUNCTION GLOBAL \"memz-inspect\" %d \"memz: where one process's memory is, by mapping kind\" \"top\" 0x%x 21\n",
+		timeout_s, MEMZ_ND_FUNCTION_ACCESS);
 	return fflush(out) ? -EIO : 0;
 }
 

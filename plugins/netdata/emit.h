@@ -13,6 +13,13 @@
  * split a line or inject a keyword. The charts are the report's tables: one
  * dimension per breakdown part on memz.ram, one chart per charted group
  * series.
+ *
+ * Each published group also gets its own chart instances (contexts
+ * memz.group_mem, memz.group_growth_rate, memz.group_leak) labelled
+ * memz_group, so that one health template raises one alarm per group and
+ * names it, as apps.plugin does with app_group. A group that vanishes has
+ * its instances re-declared obsolete once; one that returns has them
+ * declared live again.
  */
 #ifndef MEMZ_ND_EMIT_H
 #define MEMZ_ND_EMIT_H
@@ -31,11 +38,18 @@
  * bound). */
 #define MEMZ_ND_MAX_KNOWN MEMZ_REPORT_MAX_KNOWN
 
+/* netdata's version from NETDATA_VERSION ("v1.37.1", "2.8.1-nightly"), as
+ * major * 1000 + minor; 1037 (the oldest memz supports, whose keywords
+ * every later version accepts) when absent or unreadable. */
+unsigned memz_nd_version(const char *s);
+#define MEMZ_ND_V(major, minor) ((unsigned)(major) * 1000u + (unsigned)(minor))
+
 struct memz_nd_emitter;
 
-/* out is borrowed. update_every is the charts' update interval, s. */
+/* out is borrowed. update_every is the charts' update interval, s; version
+ * what memz_nd_version() read, which gates newer keywords. */
 int memz_nd_emitter_new(struct memz_nd_emitter **e, FILE *out,
-			int update_every);
+			int update_every, unsigned version);
 void memz_nd_emitter_free(struct memz_nd_emitter **e);
 
 /*
@@ -47,8 +61,26 @@ void memz_nd_emitter_free(struct memz_nd_emitter **e);
 int memz_nd_emit(struct memz_nd_emitter *e, const struct memz_snapshot *s,
 		 unsigned long long usec);
 
-/* Declare the plugin's functions (FUNCTION GLOBAL lines). */
+/*
+ * Tell netdata the plugin is alive without new data: PLUGIN_KEEPALIVE where
+ * netdata knows it (2.7 on); below that, repeat the last update of every
+ * chart from s (usec as for memz_nd_emit). Returns 0 (keyword), 1 (data:
+ * the next update's usec counts from now), or as memz_nd_emit.
+ */
+int memz_nd_emit_keepalive(struct memz_nd_emitter *e,
+			   const struct memz_snapshot *s,
+			   unsigned long long usec);
+
+/*
+ * Declare the plugin's functions in the form netdata 1.45+ reads
+ * (FUNCTION GLOBAL "name" timeout "help" "tags" access priority); 1.37.1
+ * reads the first four words and ignores the rest.
+ */
 int memz_nd_emit_functions(FILE *out, int timeout_s);
+
+/* Access a caller needs: signed in, same space, may see sensitive data
+ * (process names and their memory), as netdata's own `processes`. */
+#define MEMZ_ND_FUNCTION_ACCESS 0x13
 
 /* Look up the id the emitter gave a group name (raw bytes, NUL-ended);
  * NULL if the group was never charted. For tests and the functions. */

@@ -7,8 +7,17 @@
  * update_every seconds; a report that falls between two samples repeats the
  * latest one, so the charts stay regular whatever the pace does. Between
  * cycles it waits in ppoll() on stdin, where netdata delivers function
- * calls, with SIGTERM unblocked only inside the wait: a signal can neither
- * be lost between the check and the wait nor interrupt a half-written line.
+ * calls. SIGTERM is blocked from the check of the stop flag to the wait,
+ * which unblocks it, so a signal cannot be lost in between and ends the
+ * wait at once. Anywhere else (a cycle, a function call, an open() that
+ * blocks on a hostile file) the handler ends the process on the spot: netdata
+ * is done with it, and whatever it was writing no longer matters.
+ *
+ * Function calls are queued and served in slices (FN_TIME_BUDGET_S,
+ * FN_BYTE_BUDGET) between the cycles, with a ppoll() that does not wait
+ * between slices: a flood of calls delays neither the charts nor SIGTERM.
+ * netdata stops a plugin silent for about two minutes, so with a long
+ * update_every the plugin says it is alive every KEEPALIVE_S.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,6 +32,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
 #include "memz/privilege.h"
 #include "memz/report.h"
 #include "memz/sampler.h"
@@ -31,11 +42,19 @@
 #include "emit.h"
 #include "functions.h"
 
-static volatile sig_atomic_t stop;
+#define FN_TIME_BUDGET_S 0.05
+#define FN_BYTE_BUDGET (1024 * 1024)
+#define KEEPALIVE_S 30
+/* a plugin that never got one sample would run with no charts forever */
+#define FIRST_SAMPLE_TRIES 3
+
+static volatile sig_atomic_t stop, waiting;
 
 static void on_stop(int sig)
 {
 	(void)sig;
+	if (!waiting)
+		_exit(0);
 	stop = 1;
 }
 
@@ -58,6 +77,38 @@ static int disable(const char *fmt, ...)
 	return 1;
 }
 
+/* The core says only that a system file failed; name the one a user can
+ * fix, and the setting that points at it. */
+static void name_fault(const struct memz_settings *set, int rc, char *out,
+		       size_t len)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int fd;
+
+	if (stat(set->proc_root, &st) || !S_ISDIR(st.st_mode)) {
+		int err = errno;
+		if (!stat(set->proc_root, &st))
+			err = ENOTDIR;
+		snprintf(out, len, "cannot open %s (ProcRoot): %s",
+			 set->proc_root, strerror(err));
+		return;
+	}
+	snprintf(path, sizeof path, "%s/meminfo", set->proc_root);
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		int err = fd < 0 ? errno : S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		snprintf(out, len, "cannot read %s (ProcRoot %s): %s", path,
+			 set->proc_root, strerror(err));
+	} else {
+		snprintf(out, len,
+			 "cannot read the system files under %s (ProcRoot) or %s (SysRoot): %s",
+			 set->proc_root, set->sys_root, strerror(-rc));
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
 static int parse_every(const char *s)
 {
 	char *end;
@@ -69,10 +120,9 @@ static int parse_every(const char *s)
 	return (*end || v < 1 || v > 86400) ? 0 : (int)v;
 }
 
-static int setup_signals(sigset_t *wait_mask)
+static int setup_signals(sigset_t *block, sigset_t *wait_mask)
 {
 	struct sigaction sa;
-	sigset_t block;
 
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_stop;
@@ -86,11 +136,16 @@ static int setup_signals(sigset_t *wait_mask)
 	sa.sa_handler = SIG_IGN;
 	if (sigaction(SIGPIPE, &sa, NULL))
 		return -1;
-	sigemptyset(&block);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGHUP);
-	return sigprocmask(SIG_BLOCK, &block, wait_mask);
+	sigemptyset(block);
+	sigaddset(block, SIGTERM);
+	sigaddset(block, SIGINT);
+	sigaddset(block, SIGHUP);
+	if (sigprocmask(SIG_UNBLOCK, block, wait_mask))
+		return -1;
+	sigdelset(wait_mask, SIGTERM);
+	sigdelset(wait_mask, SIGINT);
+	sigdelset(wait_mask, SIGHUP);
+	return 0;
 }
 
 struct plugin {
@@ -103,6 +158,8 @@ struct plugin {
 	bool told_denied;
 	unsigned errors_logged;
 	uint64_t held; /* capabilities kept for /proc reads, lowered between */
+	bool told_busy, told_tx;
+	char fault[2 * PATH_MAX + 512]; /* why the last sample failed */
 };
 
 /* Once, in error.log: which processes are not seen, why, and the command
@@ -147,51 +204,125 @@ static int sample(struct plugin *p, struct memz_clock *c, double now)
 		return 0;
 	}
 	memz_clock_failed(c, now);
+	name_fault(memz_sampler_settings(p->sampler), rc, p->fault,
+		   sizeof p->fault);
 	/* a broken system file is worth one line in error.log, not one a
 	 * second */
 	if (p->errors_logged++ < 5)
 		fprintf(stderr, "memz.plugin: sampling failed: %s\n",
-			strerror(-rc));
+			p->fault);
 	return 0;
+}
+
+/* Once each: what the plugin left undone, so error.log says why. */
+static void tell(struct plugin *p)
+{
+	if (p->in.busy && !p->told_busy) {
+		p->told_busy = true;
+		fprintf(stderr,
+			"memz.plugin: function calls answered 503: more than %d queued\n",
+			MEMZ_ND_QUEUE);
+	}
+	if (p->in.bad_tx && !p->told_tx) {
+		p->told_tx = true;
+		fprintf(stderr,
+			"memz.plugin: function call not answered: its transaction id is not one word of at most %d bytes\n",
+			MEMZ_ND_TX_MAX - 1);
+	}
 }
 
 /* ppoll() never wakes early, so a tick of a millisecond only absorbs the
  * rounding of the timeout. */
 #define TICK_S 0.001
 
-static int run(struct plugin *p, const sigset_t *wait_mask)
+/* 0 when stdout went away (netdata is gone: nothing to say), else 1 after
+ * saying why on stderr and DISABLE on stdout. */
+static int emit_failed(int rc)
+{
+	if (rc == -EIO && errno == EPIPE)
+		return 0;
+	return disable("writing charts failed: %s",
+		       strerror(rc == -EIO ? errno : -rc));
+}
+
+static unsigned long long usec_of(double s)
+{
+	return s > 0 ? (unsigned long long)llround(s * 1e6) : 0;
+}
+
+static int run(struct plugin *p, const sigset_t *block,
+	       const sigset_t *wait_mask)
 {
 	struct memz_clock clk;
+	double last_out = memz_now(), last_data = 0;
 
 	memz_clock_init(&clk, TICK_S, p->update_every);
-	while (!stop) {
+	for (;;) {
 		struct pollfd pfd = { .fd = p->in.eof ? -1 : STDIN_FILENO,
 				      .events = POLLIN };
-		double now = memz_now(), w;
+		double now = memz_now(), w, until;
 		struct timespec ts;
+		int rc;
 
-		if (memz_clock_sample_due(&clk, now) && sample(p, &clk, now))
-			return -EPERM;
+		if (stop || p->in.quit)
+			break;
+		if (memz_clock_sample_due(&clk, now)) {
+			if (sample(p, &clk, now))
+				return disable("cannot raise or lower capabilities");
+			if (!p->have_snap && p->errors_logged >= FIRST_SAMPLE_TRIES)
+				return disable("%s", p->fault);
+		}
 		if (p->have_snap && memz_clock_publish_due(&clk, now)) {
 			double since = memz_clock_published(&clk, now);
-			if (memz_nd_emit(p->emitter, &p->snap,
-					 (unsigned long long)llround(since * 1e6)))
-				return errno == EPIPE ? 0 : -EIO;
+			/* a keepalive's repeat of the data came in between */
+			if (last_data > 0 && since > now - last_data)
+				since = now - last_data;
+			rc = memz_nd_emit(p->emitter, &p->snap, usec_of(since));
+			if (rc)
+				return emit_failed(rc);
+			last_out = last_data = now;
+		} else if (p->have_snap && now - last_out >= KEEPALIVE_S) {
+			rc = memz_nd_emit_keepalive(p->emitter, &p->snap,
+						    usec_of(now - last_data));
+			if (rc < 0)
+				return emit_failed(rc);
+			if (rc == 1)
+				last_data = now;
+			last_out = now;
 		}
-		w = memz_clock_next(&clk) - memz_now();
-		if (w < 0)
-			w = 0;
-		ts.tv_sec = (time_t)w;
-		ts.tv_nsec = (long)((w - (double)ts.tv_sec) * 1e9);
 		struct memz_nd_fctx fctx = {
 			p->have_snap ? &p->snap : NULL,
 			memz_sampler_settings(p->sampler)->proc_root,
 			p->update_every, p->held
 		};
-
-		if (ppoll(&pfd, 1, &ts, wait_mask) > 0 &&
-		    memz_nd_input_read(&p->in, STDIN_FILENO, stdout, &fctx))
+		if (memz_nd_pending(&p->in)) {
+			if (memz_nd_serve(&p->in, stdout, &fctx, memz_now(),
+					  FN_TIME_BUDGET_S, FN_BYTE_BUDGET))
+				return errno == EPIPE ? 0 : -EIO;
+			last_out = memz_now();
+		}
+		until = memz_clock_next(&clk);
+		if (last_out + KEEPALIVE_S < until)
+			until = last_out + KEEPALIVE_S;
+		/* queued calls left: look at stdin and signals, do not wait */
+		w = memz_nd_pending(&p->in) ? 0 : until - memz_now();
+		if (w < 0)
+			w = 0;
+		ts.tv_sec = (time_t)w;
+		ts.tv_nsec = (long)((w - (double)ts.tv_sec) * 1e9);
+		sigprocmask(SIG_BLOCK, block, NULL);
+		waiting = 1;
+		if (stop) {
+			waiting = 0;
+			break;
+		}
+		rc = ppoll(&pfd, 1, &ts, wait_mask);
+		waiting = 0;
+		sigprocmask(SIG_UNBLOCK, block, NULL);
+		if (rc > 0 && memz_nd_input_read(&p->in, STDIN_FILENO, stdout,
+						 &fctx, memz_now()))
 			return errno == EPIPE ? 0 : -EIO;
+		tell(p);
 	}
 	return 0;
 }
@@ -200,7 +331,7 @@ int main(int argc, char **argv)
 {
 	struct memz_settings set;
 	struct plugin p;
-	sigset_t wait_mask;
+	sigset_t block, wait_mask;
 	char path[PATH_MAX], err[1024];
 	int rc, fl;
 
@@ -223,7 +354,7 @@ int main(int argc, char **argv)
 	if (memz_nd_config_host_prefix(&set, getenv("NETDATA_HOST_PREFIX"), err,
 				       sizeof err))
 		return disable("NETDATA_HOST_PREFIX: %s", err);
-	if (setup_signals(&wait_mask))
+	if (setup_signals(&block, &wait_mask))
 		return disable("signals: %s", strerror(errno));
 	if (p.held &&
 	    (rc = memz_priv_kernel_roots(set.proc_root, set.sys_root))) {
@@ -245,10 +376,14 @@ int main(int argc, char **argv)
 		memz_sampler_free(&p.sampler);
 		return disable("cannot lower capabilities");
 	}
-	if (rc)
-		return disable("cannot read %s: %s", set.proc_root,
-			       strerror(-rc));
-	if (memz_nd_emitter_new(&p.emitter, stdout, p.update_every)) {
+	if (rc) {
+		name_fault(&set, rc, p.fault, sizeof p.fault);
+		return disable("%s", p.fault);
+	}
+	if (memz_nd_emitter_new(&p.emitter, stdout, p.update_every,
+				memz_nd_version(getenv("NETDATA_VERSION"))) ||
+	    memz_nd_input_init(&p.in)) {
+		memz_nd_emitter_free(&p.emitter);
 		memz_sampler_free(&p.sampler);
 		return disable("out of memory");
 	}
@@ -259,9 +394,10 @@ int main(int argc, char **argv)
 
 	rc = memz_nd_emit_functions(stdout, 10);
 	if (!rc)
-		rc = run(&p, &wait_mask);
+		rc = run(&p, &block, &wait_mask);
 
 	memz_snapshot_release(&p.snap);
+	memz_nd_input_release(&p.in);
 	memz_nd_emitter_free(&p.emitter);
 	memz_sampler_free(&p.sampler);
 	return rc ? 1 : 0;

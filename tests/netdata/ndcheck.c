@@ -2,13 +2,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <yajl/yajl_tree.h>
 
 #include "ndcheck.h"
 
 #define MAX_WORDS 20
-#define MAX_CHARTS 64
-#define MAX_DIMS 1024
+#define MAX_CHARTS 8192
+#define MAX_DIMS 4096
 #define NAME_MAX_ 256
+#define V(major, minor) ((major) * 1000u + (minor))
 
 struct dimrec {
 	char id[NAME_MAX_], name[NAME_MAX_];
@@ -19,12 +21,17 @@ struct dimrec {
 
 struct chartrec {
 	char id[NAME_MAX_];
+	char context[NAME_MAX_];
+	char label_key[NAME_MAX_], label[NAME_MAX_]; /* the last CLABEL */
+	bool obsolete;
 	struct dimrec *d;
 	size_t n;
 };
 
 struct ndc {
-	struct chartrec charts[MAX_CHARTS];
+	unsigned version;
+	bool check_tables;
+	struct chartrec *charts;
 	size_t n_charts;
 	struct chartrec *cur;   /* last CHART, for DIMENSION and CLABEL */
 	struct chartrec *begun; /* inside BEGIN..END */
@@ -40,7 +47,8 @@ struct ndc {
 
 static const char *const keywords[] = {
 	"CHART", "DIMENSION", "BEGIN", "SET", "END", "CLABEL", "CLABEL_COMMIT",
-	"FUNCTION", "FUNCTION_RESULT_BEGIN", "DISABLE", "FLUSH", NULL
+	"FUNCTION", "FUNCTION_RESULT_BEGIN", "DISABLE", "FLUSH",
+	"PLUGIN_KEEPALIVE", NULL
 };
 
 static int fail(struct ndc *c, const char *fmt, ...)
@@ -174,13 +182,23 @@ static int do_chart(struct ndc *c, char **w, int nw)
 		return fail(c, "bad update_every '%s'", w[9]);
 	if (!*w[3] || !*w[4] || !*w[11] || !*w[12])
 		return fail(c, "CHART without title, units, plugin or module");
+	if (*w[10] && strcmp(w[10], "obsolete"))
+		return fail(c, "unknown chart option '%s'", w[10]);
 	ch = chart_find(c, w[1]);
 	if (!ch) {
 		if (c->n_charts == MAX_CHARTS)
 			return fail(c, "too many charts");
+		if (!c->charts &&
+		    !(c->charts = calloc(MAX_CHARTS, sizeof *c->charts)))
+			return fail(c, "out of memory");
 		ch = &c->charts[c->n_charts++];
 		snprintf(ch->id, sizeof ch->id, "%s", w[1]);
+	} else if (strcmp(ch->context, w[6])) {
+		return fail(c, "chart '%s' moves from context '%s' to '%s'",
+			    w[1], ch->context, w[6]);
 	}
+	snprintf(ch->context, sizeof ch->context, "%s", w[6]);
+	ch->obsolete = !strcmp(w[10], "obsolete");
 	c->cur = ch;
 	c->after_chart = true;
 	return 0;
@@ -251,6 +269,8 @@ static int do_begin(struct ndc *c, char **w, int nw)
 		return fail(c, "BEGIN with %d words", nw);
 	if (!(c->begun = chart_find(c, w[1])))
 		return fail(c, "BEGIN of undeclared chart '%s'", w[1]);
+	if (c->begun->obsolete)
+		return fail(c, "BEGIN of obsolete chart '%s'", w[1]);
 	if (nw == 3 && (!is_int(w[2], &v) || v <= 0))
 		return fail(c, "bad BEGIN microseconds '%s'", w[2]);
 	for (size_t i = 0; i < c->begun->n; i++)
@@ -309,12 +329,17 @@ static int do_result_begin(struct ndc *c, char **w, int nw)
 	c->results = r;
 	r = &r[c->n_results++];
 	memset(r, 0, sizeof *r);
+	if (strlen(w[1]) >= sizeof r->uuid)
+		return fail(c, "FUNCTION_RESULT_BEGIN transaction of %zu bytes",
+			    strlen(w[1]));
 	snprintf(r->uuid, sizeof r->uuid, "%s", w[1]);
 	snprintf(r->type, sizeof r->type, "%s", w[3]);
 	r->status = (int)st;
 	c->in_result = true;
 	return 0;
 }
+
+static int check_result(struct ndc *c, const struct ndc_result *r);
 
 static int result_line(struct ndc *c, const char *s, size_t len)
 {
@@ -324,7 +349,7 @@ static int result_line(struct ndc *c, const char *s, size_t len)
 
 	if (len == 19 && !memcmp(s, "FUNCTION_RESULT_END", 19)) {
 		c->in_result = false;
-		return 0;
+		return c->check_tables ? check_result(c, r) : 0;
 	}
 	if (!(b = realloc(r->body, old + len + 2)))
 		return fail(c, "out of memory");
@@ -334,6 +359,255 @@ static int result_line(struct ndc *c, const char *s, size_t len)
 	b[old + len] = '\0';
 	r->body = b;
 	return 0;
+}
+
+/* The registration 1.45+ reads (GLOBAL "name" timeout "help" "tags"
+ * access priority); 1.37.1 reads the first four words, so the same line
+ * serves both. memz always sends tags and access: a function that names
+ * processes must say who may call it. */
+static int do_function(struct ndc *c, char **w, int nw)
+{
+	long long t, prio;
+	char *end;
+	unsigned long access;
+
+	if (nw != 8 || strcmp(w[1], "GLOBAL") || !is_int(w[3], &t) || t <= 0)
+		return fail(c, "FUNCTION needs GLOBAL name timeout help tags access priority");
+	if (!*w[2] || !*w[4] || !is_id(w[5]))
+		return fail(c, "FUNCTION without name, help or tags");
+	if (strncmp(w[6], "0x", 2) || !w[6][2])
+		return fail(c, "FUNCTION access '%s' is not 0x..", w[6]);
+	access = strtoul(w[6] + 2, &end, 16);
+	if (*end || !access)
+		return fail(c, "FUNCTION access '%s': none or unreadable", w[6]);
+	if (!is_int(w[7], &prio) || prio < 0)
+		return fail(c, "FUNCTION priority '%s'", w[7]);
+	return 0;
+}
+
+static yajl_val get(yajl_val o, const char *key)
+{
+	const char *path[] = { key, NULL };
+	return yajl_tree_get(o, path, yajl_t_any);
+}
+
+static const char *sval(yajl_val v)
+{
+	return v && YAJL_IS_STRING(v) ? v->u.string : "";
+}
+
+static bool is_bool(yajl_val v)
+{
+	return v && (YAJL_IS_TRUE(v) || YAJL_IS_FALSE(v));
+}
+
+static bool one_of(const char *s, const char *const *set)
+{
+	for (; s && *set; set++)
+		if (!strcmp(s, *set))
+			return true;
+	return false;
+}
+
+static const char *const col_types[] = { "string", "integer",
+	"bar-with-integer", "duration", "timestamp", "boolean", "array",
+	"detail-string", "none", NULL };
+static const char *const col_visuals[] = { "value", "bar", "pill",
+	"richValue", "rowOptions", NULL };
+static const char *const col_transforms[] = { "none", "number", "duration",
+	"datetime", "datetime_usec", "xml", NULL };
+static const char *const col_sorts[] = { "ascending", "descending", NULL };
+static const char *const col_summaries[] = { "count", "uniqueCount", "sum",
+	"min", "max", "mean", "median", NULL };
+static const char *const col_filters[] = { "none", "range", "multiselect",
+	"facet", NULL };
+static const char *const severities[] = { "normal", "debug", "notice",
+	"warning", "critical", NULL };
+
+static int check_column(struct ndc *c, const char *key, yajl_val col,
+			size_t ncols, const char **types, bool *seen)
+{
+	static const char *const bools[] = { "unique_key", "visible",
+		"sortable", "sticky", "full_width", "wrap", NULL };
+	yajl_val v, vo;
+	long long idx;
+
+	if (!YAJL_IS_OBJECT(col))
+		return fail(c, "column '%s' is not an object", key);
+	v = get(col, "index");
+	if (!v || !YAJL_IS_INTEGER(v) || (idx = YAJL_GET_INTEGER(v)) < 0 ||
+	    (size_t)idx >= ncols || seen[idx])
+		return fail(c, "column '%s': index missing, out of range or repeated", key);
+	seen[idx] = true;
+	if (!(v = get(col, "name")) || !YAJL_IS_STRING(v))
+		return fail(c, "column '%s' without a name", key);
+	v = get(col, "type");
+	if (!v || !one_of(sval(v), col_types))
+		return fail(c, "column '%s': type '%s' is not one the UI renders",
+			    key, v && YAJL_IS_STRING(v) ? sval(v) : "?");
+	types[idx] = sval(v);
+	for (int i = 0; bools[i]; i++)
+		if (!is_bool(v = get(col, bools[i])))
+			return fail(c, "column '%s': %s is not a boolean", key,
+				    bools[i]);
+	if (!(v = get(col, "visualization")) ||
+	    !one_of(sval(v), col_visuals))
+		return fail(c, "column '%s': bad visualization", key);
+	if (!strcmp(sval(v), "rowOptions") &&
+	    strcmp(types[idx], "none"))
+		return fail(c, "column '%s': rowOptions column of type %s", key,
+			    types[idx]);
+	if (!(v = get(col, "sort")) || !one_of(sval(v), col_sorts))
+		return fail(c, "column '%s': bad sort", key);
+	if (!(v = get(col, "summary")) ||
+	    !one_of(sval(v), col_summaries))
+		return fail(c, "column '%s': bad summary", key);
+	if (!(v = get(col, "filter")) ||
+	    !one_of(sval(v), col_filters))
+		return fail(c, "column '%s': bad filter", key);
+	vo = get(col, "value_options");
+	if (!vo || !YAJL_IS_OBJECT(vo))
+		return fail(c, "column '%s' without value_options", key);
+	if (!(v = get(vo, "transform")) ||
+	    !one_of(sval(v), col_transforms))
+		return fail(c, "column '%s': bad transform", key);
+	if (!(v = get(vo, "decimal_points")) || !YAJL_IS_INTEGER(v) ||
+	    YAJL_GET_INTEGER(v) < 0)
+		return fail(c, "column '%s': bad decimal_points", key);
+	if ((v = get(vo, "units")) && !YAJL_IS_STRING(v))
+		return fail(c, "column '%s': units not a string", key);
+	return 0;
+}
+
+static int check_cell(struct ndc *c, size_t r, size_t i, const char *type,
+		      yajl_val cell)
+{
+	if (YAJL_IS_NULL(cell))
+		return 0;
+	if (!strcmp(type, "none")) {
+		yajl_val ro = YAJL_IS_OBJECT(cell) ? get(cell, "rowOptions") : NULL;
+		yajl_val sev = ro ? get(ro, "severity") : NULL;
+		if (!sev || !one_of(sval(sev), severities))
+			return fail(c, "row %zu: cell %zu is not {rowOptions: {severity}}", r, i);
+		return 0;
+	}
+	if (!strcmp(type, "string") || !strcmp(type, "detail-string"))
+		return YAJL_IS_STRING(cell) ? 0
+			: fail(c, "row %zu: cell %zu is not a string", r, i);
+	if (!strcmp(type, "boolean"))
+		return is_bool(cell) ? 0
+			: fail(c, "row %zu: cell %zu is not a boolean", r, i);
+	if (!strcmp(type, "array"))
+		return YAJL_IS_ARRAY(cell) ? 0
+			: fail(c, "row %zu: cell %zu is not an array", r, i);
+	return YAJL_IS_NUMBER(cell) ? 0
+		: fail(c, "row %zu: cell %zu (%s) is not a number", r, i, type);
+}
+
+static int check_params(struct ndc *c, yajl_val rp)
+{
+	if (!YAJL_IS_ARRAY(rp))
+		return fail(c, "required_params is not an array");
+	for (size_t i = 0; i < rp->u.array.len; i++) {
+		yajl_val p = rp->u.array.values[i], v, opts;
+
+		if (!YAJL_IS_OBJECT(p) || !(v = get(p, "id")) ||
+		    !YAJL_IS_STRING(v) || !(v = get(p, "name")) ||
+		    !YAJL_IS_STRING(v))
+			return fail(c, "required_params[%zu] without id and name", i);
+		if (!(v = get(p, "type")) || !YAJL_IS_STRING(v) ||
+		    (strcmp(sval(v), "select") &&
+		     strcmp(sval(v), "multiselect")))
+			return fail(c, "required_params[%zu]: type not select", i);
+		opts = get(p, "options");
+		if (!opts || !YAJL_IS_ARRAY(opts))
+			return fail(c, "required_params[%zu] without options", i);
+		for (size_t j = 0; j < opts->u.array.len; j++) {
+			yajl_val o = opts->u.array.values[j];
+			if (!YAJL_IS_OBJECT(o) || !(v = get(o, "id")) ||
+			    !YAJL_IS_STRING(v) || !(v = get(o, "name")) ||
+			    !YAJL_IS_STRING(v))
+				return fail(c, "required_params[%zu] option %zu without id and name", i, j);
+		}
+	}
+	return 0;
+}
+
+/* netdata 2.x's table format (apps.plugin's processes is the model). */
+static int check_table(struct ndc *c, yajl_val t, int status)
+{
+	static const char *const keys[] = { "has_history", "update_every",
+		"help", NULL };
+	yajl_val cols = get(t, "columns"), data = get(t, "data"), v;
+	const char **types;
+	bool *seen;
+	size_t n;
+	int rc = 0;
+
+	(void)status;
+	for (int i = 0; keys[i]; i++)
+		if (!get(t, keys[i]))
+			return fail(c, "table without %s", keys[i]);
+	if (!cols || !YAJL_IS_OBJECT(cols) || !(n = cols->u.object.len))
+		return fail(c, "table without columns");
+	if (!data || !YAJL_IS_ARRAY(data))
+		return fail(c, "table without data");
+	if ((v = get(t, "default_sort_column")) &&
+	    (!YAJL_IS_STRING(v) || !get(cols, sval(v))))
+		return fail(c, "default_sort_column names no column");
+	if ((v = get(t, "required_params")) && check_params(c, v))
+		return -1;
+	types = calloc(n, sizeof *types);
+	seen = calloc(n, sizeof *seen);
+	if (!types || !seen) {
+		free(types);
+		free(seen);
+		return fail(c, "out of memory");
+	}
+	for (size_t i = 0; !rc && i < n; i++)
+		rc = check_column(c, cols->u.object.keys[i],
+				  cols->u.object.values[i], n, types, seen);
+	for (size_t r = 0; !rc && r < data->u.array.len; r++) {
+		yajl_val row = data->u.array.values[r];
+
+		if (!YAJL_IS_ARRAY(row) || row->u.array.len != n) {
+			rc = fail(c, "row %zu has %zu cells for %zu columns", r,
+				  YAJL_IS_ARRAY(row) ? row->u.array.len : 0, n);
+			break;
+		}
+		for (size_t i = 0; !rc && i < n; i++)
+			rc = check_cell(c, r, i, types[i],
+					row->u.array.values[i]);
+	}
+	free(types);
+	free(seen);
+	return rc;
+}
+
+static int check_result(struct ndc *c, const struct ndc_result *r)
+{
+	char err[256];
+	yajl_val t, v;
+	int rc = 0;
+
+	if (strcmp(r->type, "application/json"))
+		return 0;
+	if (!(t = yajl_tree_parse(r->body ? r->body : "", err, sizeof err)))
+		return fail(c, "result %s: not JSON: %s", r->uuid, err);
+	v = get(t, "status");
+	if (!YAJL_IS_OBJECT(t) || !v || !YAJL_IS_INTEGER(v) ||
+	    YAJL_GET_INTEGER(v) != r->status)
+		rc = fail(c, "result %s: body status is not %d", r->uuid,
+			  r->status);
+	else if ((v = get(t, "type")) && YAJL_IS_STRING(v) &&
+		 !strcmp(sval(v), "table"))
+		rc = check_table(c, t, r->status);
+	else if (r->status != 200 &&
+		 (!(v = get(t, "error_message")) || !YAJL_IS_STRING(v)))
+		rc = fail(c, "result %s: status %d without error_message",
+			  r->uuid, r->status);
+	yajl_tree_free(t);
+	return rc;
 }
 
 static int one_line(struct ndc *c, const char *s, size_t len)
@@ -389,6 +663,11 @@ static int one_line(struct ndc *c, const char *s, size_t len)
 			return fail(c, "CLABEL not right after CHART");
 		if (nw != 4 || !is_int(w[3], &src))
 			return fail(c, "CLABEL needs name, value and source");
+		if (!is_id(w[1]) || !*w[2])
+			return fail(c, "bad CLABEL '%s' '%s'", w[1], w[2]);
+		snprintf(c->cur->label_key, sizeof c->cur->label_key, "%s",
+			 w[1]);
+		snprintf(c->cur->label, sizeof c->cur->label, "%s", w[2]);
 		c->labels_pending = true;
 		return 0;
 	}
@@ -400,10 +679,13 @@ static int one_line(struct ndc *c, const char *s, size_t len)
 	}
 	if (c->begun)
 		return fail(c, "%s inside BEGIN..END", w[0]);
-	if (!strcmp(w[0], "FUNCTION")) {
-		long long t;
-		if (nw != 5 || strcmp(w[1], "GLOBAL") || !is_int(w[3], &t))
-			return fail(c, "FUNCTION needs GLOBAL name timeout help");
+	if (!strcmp(w[0], "FUNCTION"))
+		return do_function(c, w, nw);
+	if (!strcmp(w[0], "PLUGIN_KEEPALIVE")) {
+		if (c->version < V(2, 7))
+			return fail(c, "PLUGIN_KEEPALIVE is unknown before netdata 2.7");
+		if (nw != 1)
+			return fail(c, "PLUGIN_KEEPALIVE with arguments");
 		return 0;
 	}
 	if (!strcmp(w[0], "FUNCTION_RESULT_BEGIN"))
@@ -435,7 +717,52 @@ int ndc_feed(struct ndc *c, const char *text, size_t len)
 
 struct ndc *ndc_new(void)
 {
-	return calloc(1, sizeof(struct ndc));
+	struct ndc *c = calloc(1, sizeof(struct ndc));
+
+	if (c) {
+		c->version = V(1, 37);
+		c->check_tables = true;
+	}
+	return c;
+}
+
+void ndc_set_version(struct ndc *c, unsigned major, unsigned minor)
+{
+	c->version = V(major, minor);
+}
+
+void ndc_check_tables(struct ndc *c, bool on)
+{
+	c->check_tables = on;
+}
+
+bool ndc_chart_obsolete(const struct ndc *c, const char *chart)
+{
+	const struct chartrec *ch = chart_find(c, chart);
+	return ch && ch->obsolete;
+}
+
+const char *ndc_chart_label(const struct ndc *c, const char *chart,
+			    const char *key)
+{
+	const struct chartrec *ch = chart_find(c, chart);
+	return ch && !strcmp(ch->label_key, key) ? ch->label : NULL;
+}
+
+const char *ndc_chart_context(const struct ndc *c, const char *chart)
+{
+	const struct chartrec *ch = chart_find(c, chart);
+	return ch ? ch->context : NULL;
+}
+
+size_t ndc_chart_count(const struct ndc *c, const char *context, bool live)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < c->n_charts; i++)
+		n += !strcmp(c->charts[i].context, context) &&
+		     (!live || !c->charts[i].obsolete);
+	return n;
 }
 
 void ndc_free(struct ndc *c)
@@ -444,6 +771,7 @@ void ndc_free(struct ndc *c)
 		return;
 	for (size_t i = 0; i < c->n_charts; i++)
 		free(c->charts[i].d);
+	free(c->charts);
 	for (size_t i = 0; i < c->n_results; i++)
 		free(c->results[i].body);
 	free(c->results);

@@ -11,6 +11,18 @@
  * after CHART, with its source; no control bytes or backslashes anywhere;
  * FUNCTION_RESULT bodies end with FUNCTION_RESULT_END.
  *
+ * It also knows the parts of netdata 2.x's grammar memz uses: keywords are
+ * checked against the version set (PLUGIN_KEEPALIVE only from 2.7);
+ * FUNCTION registrations must carry tags, access and priority; a JSON
+ * result body must be valid JSON whose status is the result's, and a table
+ * must follow the 2.x schema (column types, visualizations, transforms,
+ * sorts, summaries and filters from the sets netdata's UI knows, unique
+ * indexes, every row as long as the columns with a cell of the column's
+ * type and a {rowOptions: {severity}} cell under a rowOptions column,
+ * required_params as [{id, name, type: select, options: [{id, name}]}]).
+ * BEGIN of a chart declared obsolete is refused; a chart keeps its
+ * context.
+ *
  * State carries across ndc_feed() calls, so a test can feed cycle after
  * cycle and query what netdata would now believe.
  */
@@ -23,14 +35,17 @@
 struct ndc;
 
 struct ndc_result { /* one FUNCTION_RESULT_BEGIN..END */
-	char uuid[64];
+	char uuid[300];
 	int status;
 	char type[64];
 	char *body; /* the lines between, joined with '\n' */
 };
 
+/* Checks as netdata 1.37 would, with table checks on. */
 struct ndc *ndc_new(void);
 void ndc_free(struct ndc *c);
+void ndc_set_version(struct ndc *c, unsigned major, unsigned minor);
+void ndc_check_tables(struct ndc *c, bool on);
 
 /* Check text (whole lines). 0, or -1 with ndc_error() naming the line. */
 int ndc_feed(struct ndc *c, const char *text, size_t len);
@@ -54,5 +69,11 @@ unsigned ndc_count(const struct ndc *c, const char *keyword);
 size_t ndc_n_results(const struct ndc *c);
 const struct ndc_result *ndc_get_result(const struct ndc *c, size_t i);
 bool ndc_disabled(const struct ndc *c);
+bool ndc_chart_obsolete(const struct ndc *c, const char *chart);
+/* The chart's last CLABEL value if its key is key, else NULL. */
+const char *ndc_chart_label(const struct ndc *c, const char *chart,
+			    const char *key);
+const char *ndc_chart_context(const struct ndc *c, const char *chart);
+size_t ndc_chart_count(const struct ndc *c, const char *context, bool live);
 
 #endif
