@@ -584,8 +584,8 @@ static int cancel(struct memz_nd_input *in, FILE *out, const char *tx,
 	return 0; /* answered already, or never ours */
 }
 
-static int line(struct memz_nd_input *in, FILE *out, char *s,
-		const struct memz_nd_fctx *ctx, double now)
+int memz_nd_input_line(struct memz_nd_input *in, FILE *out, char *s,
+		       const struct memz_nd_fctx *ctx, double now)
 {
 	char *w[MAX_WORDS];
 	int nw;
@@ -680,7 +680,8 @@ int memz_nd_input_read(struct memz_nd_input *in, int fd, FILE *out,
 				continue;
 			in->buf[i] = '\0';
 			if (!in->discarding &&
-			    line(in, out, in->buf + start, ctx, now))
+			    memz_nd_input_line(in, out, in->buf + start, ctx,
+					       now))
 				return -EIO;
 			in->discarding = false;
 			start = i + 1;

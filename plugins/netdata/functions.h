@@ -90,6 +90,12 @@ void memz_nd_input_release(struct memz_nd_input *in);
 int memz_nd_answer(FILE *out, const char *tx, const char *fn,
 		   const struct memz_nd_fctx *ctx);
 
+/* Act on one line from netdata (NUL-ended, no newline; it is modified):
+ * queue a call, answer a cancel, overflow or payload, note QUIT. What
+ * memz_nd_input_read() does with each complete line. 0 or -EIO. */
+int memz_nd_input_line(struct memz_nd_input *in, FILE *out, char *line,
+		       const struct memz_nd_fctx *ctx, double now);
+
 /*
  * Read what fd (non-blocking) has now, up to MEMZ_ND_READ_BUDGET bytes, and
  * act on every complete line: queue calls, answer cancels and overflow.

@@ -34,7 +34,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (memz_table_new(&t, &s, memz_allocator_libc()))
 		abort();
 	memz_snapshot_init(&snap);
-	if (memz_nd_emitter_new(&e, fuzz_sink(), 1) ||
+	if (memz_nd_emitter_new(&e, fuzz_sink(), 1,
+				size && data[0] & 2 ? MEMZ_ND_V(2, 8) : MEMZ_ND_V(1, 37)) ||
 	    memz_report_new(&r, memz_allocator_libc()))
 		abort();
 	while (p < end) {

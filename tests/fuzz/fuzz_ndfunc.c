@@ -1,5 +1,6 @@
 /* memz.plugin's function calls: what netdata (for a remote user) writes on
- * its stdin, each line answered against a small live-looking snapshot. */
+ * its stdin, each line taken as the reader takes it (queued, cancelled,
+ * refused) and the queue served against a small live-looking snapshot. */
 #include "fuzz_util.h"
 #include "functions.h"
 #include "memz/table.h"
@@ -8,6 +9,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct memz_table *t;
 	static struct memz_snapshot snap;
+	static struct memz_nd_input in;
 	struct memz_nd_fctx ctx;
 	char *buf = fuzz_cstr(data, size), *line, *next;
 
@@ -19,6 +21,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (memz_table_new(&t, &s, memz_allocator_libc()))
 			abort();
 		memz_snapshot_init(&snap);
+		if (memz_nd_input_init(&in))
+			abort();
 		for (double now = 0; now < 3; now++) {
 			memz_table_begin(t, now);
 			for (int pid = 1; pid < 5; pid++) {
@@ -39,8 +43,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
-		memz_nd_function_line(fuzz_sink(), line, &ctx);
+		memz_nd_input_line(&in, fuzz_sink(), line, &ctx, memz_now());
 	}
+	memz_nd_serve(&in, fuzz_sink(), &ctx, memz_now(), 1e9, (size_t)-1);
+	in.quit = in.in_payload = false;
 	free(buf);
 	return 0;
 }
