@@ -153,29 +153,41 @@ exec 3>&-
 [ "$took" -lt 1500 ] || nd_fail "SIGTERM: took $took ms"
 echo "SIGTERM: exit 0 after $took ms"
 
-# 4b. SIGTERM ends it within a second in any state, here blocked in open()
-# of a FIFO where meminfo should be (a hostile ProcRoot or host prefix)
-mkdir -p "$T/fifo/proc" "$T/fifocfg"
-mkfifo "$T/fifo/proc/meminfo"
-printf 'ProcRoot = %s\n' "$T/fifo/proc" > "$T/fifocfg/memz.conf"
-NETDATA_USER_CONFIG_DIR="$T/fifocfg" "$PLUGIN" 1 < /dev/null > "$T/ff.out" 2>/dev/null &
+# 4b. SIGTERM ends it within a second in any state, here blocked in
+# write() on a stdout netdata does not read (the pipe full)
+mkfifo "$T/full"
+"$PLUGIN" 1 < /dev/null > "$T/full" 2>/dev/null &
 ppid=$!
 PIDS="$PIDS $ppid"
-in_open() { grep -q wait_for_partner "/proc/$ppid/wchan" 2>/dev/null; }
-nd_poll 10 in_open || nd_fail "FIFO meminfo: the plugin never blocked in open()"
+exec 4< "$T/full"
+in_write() { grep -Eq 'pipe_write|pipe_wait' "/proc/$ppid/wchan" 2>/dev/null; }
+nd_poll 30 in_write || nd_fail "full stdout: the plugin never blocked in write()"
 start=$(nd_now_ms)
 kill -TERM "$ppid"
 gone() { ! kill -0 "$ppid" 2>/dev/null; }
 if ! nd_poll 2 gone; then
 	kill -KILL "$ppid"
-	nd_fail "SIGTERM while blocked in open(): still running after 2 s"
+	nd_fail "SIGTERM while blocked in write(): still running after 2 s"
 fi
 wait "$ppid"
 rc=$?
 took=$(( $(nd_now_ms) - start ))
-[ "$rc" -eq 0 ] || nd_fail "SIGTERM while blocked in open(): exit $rc"
-[ "$took" -lt 1000 ] || nd_fail "SIGTERM while blocked in open(): took $took ms"
-echo "SIGTERM while blocked in open(): exit 0 after $took ms"
+exec 4<&-
+[ "$rc" -eq 0 ] || nd_fail "SIGTERM while blocked in write(): exit $rc"
+[ "$took" -lt 1000 ] || nd_fail "SIGTERM while blocked in write(): took $took ms"
+echo "SIGTERM while blocked in write(): exit 0 after $took ms"
+
+# 4c. a FIFO where meminfo should be (a hostile ProcRoot or host prefix)
+# neither blocks the plugin nor leaves it running: DISABLE, the file named
+mkdir -p "$T/fifo/proc" "$T/fifocfg"
+mkfifo "$T/fifo/proc/meminfo"
+printf 'ProcRoot = %s\n' "$T/fifo/proc" > "$T/fifocfg/memz.conf"
+NETDATA_USER_CONFIG_DIR="$T/fifocfg" timeout 10 "$PLUGIN" 1 < /dev/null > "$T/ff.out" 2> "$T/ff.err"
+rc=$?
+[ "$rc" -ne 124 ] || nd_fail "FIFO meminfo: still running after 10 s"
+[ "$(tail -n 1 "$T/ff.out")" = DISABLE ] || nd_fail "FIFO meminfo: no DISABLE"
+grep -q "$T/fifo/proc/meminfo" "$T/ff.err" || nd_fail "FIFO meminfo: the file is not named: $(cat "$T/ff.err")"
+echo "FIFO meminfo: $(tail -n 1 "$T/ff.err")"
 
 # 5. a closed stdout (netdata went away) ends it cleanly, not by SIGPIPE
 mkfifo "$T/stdout"
