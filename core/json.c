@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "memz/cgroup.h"
 #include "memz/json.h"
 #include "memz/pace.h"
 #include "memz/report.h"
@@ -110,7 +111,7 @@ static void series_keys(yajl_gen g, const struct memz_series_table *t,
 		const struct memz_series *se = &t->s[i];
 		double v = memz_series_value(se, obj);
 
-		if (se->flags & skip)
+		if (se->flags & skip || !memz_series_has(se, obj))
 			continue;
 		if (se->unit == MEMZ_UNIT_BYTES_PER_S ||
 		    se->unit == MEMZ_UNIT_PERCENT || se->unit == MEMZ_UNIT_SECONDS ||
@@ -221,6 +222,25 @@ static void system_part(yajl_gen g, const struct memz_snapshot *s)
 	yajl_gen_map_close(g);
 }
 
+/* What a group's cgroup is called, and which hierarchy its figures come
+ * from; the limit and usage are series (cgroup_limit, cgroup_usage). */
+static void cgroup(yajl_gen g, const struct memz_cgroup *cg)
+{
+	memz_json_str(g, "cgroup");
+	yajl_gen_map_open(g);
+	memz_json_kv_str(g, "name", cg->n.name);
+	memz_json_kv_str(g, "kind", memz_cgroup_kind_name(cg->n.kind));
+	if (cg->n.runtime[0])
+		memz_json_kv_str(g, "runtime", cg->n.runtime);
+	if (cg->n.id[0])
+		memz_json_kv_str(g, "container_id", cg->n.id);
+	if (cg->n.pod_uid[0])
+		memz_json_kv_str(g, "pod_uid", cg->n.pod_uid);
+	memz_json_kv_int(g, "version", cg->mem.version);
+	memz_json_kv_bool(g, "limited", cg->has_mem && cg->mem.limited);
+	yajl_gen_map_close(g);
+}
+
 /* Every group, each saying whether hosts publish it and, given a report's
  * view, under which id. */
 static void groups(yajl_gen g, const struct memz_snapshot *s,
@@ -248,6 +268,8 @@ static void groups(yajl_gen g, const struct memz_snapshot *s,
 		memz_json_kv_bool(g, "published", pub);
 		if (rv)
 			memz_json_kv_str(g, "id", id);
+		if (gr->cgroup)
+			cgroup(g, gr->cgroup);
 		verdict(g, &gr->det.verdict);
 		yajl_gen_map_close(g);
 	}

@@ -3,12 +3,18 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "memz/cgroup.h"
 #include "memz/report.h"
 #include "memz/sanitize.h"
 
 double memz_finite(double x)
 {
 	return isfinite(x) ? x : 0;
+}
+
+bool memz_series_has(const struct memz_series *s, const void *obj)
+{
+	return !s->has || s->has(obj);
 }
 
 double memz_series_value(const struct memz_series *s, const void *obj)
@@ -34,28 +40,28 @@ BR(vmalloc_used)
 BR(percpu)
 
 static const struct memz_series breakdown[] = {
-	{ "free", "free", MEMZ_UNIT_BYTES, 0, NULL, NULL, br_free },
-	{ "buffers", "buffers", MEMZ_UNIT_BYTES, 0, NULL, NULL, br_buffers },
-	{ "cached", "cached", MEMZ_UNIT_BYTES, 0, NULL, NULL, br_cached },
-	{ "slab", "slab", MEMZ_UNIT_BYTES, 0, NULL, NULL, br_slab },
+	{ "free", "free", MEMZ_UNIT_BYTES, 0, NULL, NULL, br_free, NULL },
+	{ "buffers", "buffers", MEMZ_UNIT_BYTES, 0, NULL, NULL, br_buffers, NULL },
+	{ "cached", "cached", MEMZ_UNIT_BYTES, 0, NULL, NULL, br_cached, NULL },
+	{ "slab", "slab", MEMZ_UNIT_BYTES, 0, NULL, NULL, br_slab, NULL },
 	{ "page_tables", "page tables", MEMZ_UNIT_BYTES, 0, NULL, NULL,
-	  br_page_tables },
+	  br_page_tables, NULL },
 	{ "process_anon", "processes", MEMZ_UNIT_BYTES, 0, NULL, NULL,
-	  br_process_anon },
+	  br_process_anon, NULL },
 	{ "hidden_anon", "hidden", MEMZ_UNIT_BYTES, 0, NULL, NULL,
-	  br_hidden_anon },
+	  br_hidden_anon, NULL },
 	{ "kernel_residual", "kernel", MEMZ_UNIT_BYTES, 0, NULL, NULL,
-	  br_kernel_residual },
+	  br_kernel_residual, NULL },
 };
 
 static const struct memz_series kernel[] = {
 	{ "kernel_residual", "kernel", MEMZ_UNIT_BYTES, 0, NULL, NULL,
-	  br_kernel_residual },
+	  br_kernel_residual, NULL },
 	{ "kernel_stack", "kernel stacks", MEMZ_UNIT_BYTES, 0, NULL, NULL,
-	  br_kernel_stack },
+	  br_kernel_stack, NULL },
 	{ "vmalloc_used", "vmalloc", MEMZ_UNIT_BYTES, 0, NULL, NULL,
-	  br_vmalloc_used },
-	{ "percpu", "per-CPU", MEMZ_UNIT_BYTES, 0, NULL, NULL, br_percpu },
+	  br_vmalloc_used, NULL },
+	{ "percpu", "per-CPU", MEMZ_UNIT_BYTES, 0, NULL, NULL, br_percpu, NULL },
 };
 
 #define PSI(field)                                                         \
@@ -69,12 +75,12 @@ PSI(avg300)
 PSI(total)
 
 static const struct memz_series psi[] = {
-	{ "avg10", "10 s average", MEMZ_UNIT_PERCENT, 0, NULL, NULL, psi_avg10 },
-	{ "avg60", "1 min average", MEMZ_UNIT_PERCENT, 0, NULL, NULL, psi_avg60 },
+	{ "avg10", "10 s average", MEMZ_UNIT_PERCENT, 0, NULL, NULL, psi_avg10, NULL },
+	{ "avg60", "1 min average", MEMZ_UNIT_PERCENT, 0, NULL, NULL, psi_avg60, NULL },
 	{ "avg300", "5 min average", MEMZ_UNIT_PERCENT, 0, NULL, NULL,
-	  psi_avg300 },
+	  psi_avg300, NULL },
 	{ "total", "stalled since boot", MEMZ_UNIT_USEC, MEMZ_SERIES_DETAIL, NULL,
-	  NULL, psi_total },
+	  NULL, psi_total, NULL },
 };
 
 #define NODE(field)                                                        \
@@ -88,9 +94,9 @@ NODE(used)
 
 static const struct memz_series node[] = {
 	{ "total", "total", MEMZ_UNIT_BYTES, MEMZ_SERIES_DETAIL, NULL, NULL,
-	  node_total },
-	{ "free", "free", MEMZ_UNIT_BYTES, 0, NULL, NULL, node_free },
-	{ "used", "used", MEMZ_UNIT_BYTES, 0, NULL, NULL, node_used },
+	  node_total, NULL },
+	{ "free", "free", MEMZ_UNIT_BYTES, 0, NULL, NULL, node_free, NULL },
+	{ "used", "used", MEMZ_UNIT_BYTES, 0, NULL, NULL, node_used, NULL },
 };
 
 #define GR(name, expr)                                                     \
@@ -110,26 +116,51 @@ GR(growth, g->det.verdict.rate_bps)
 GR(confidence, g->det.verdict.confidence)
 GR(leak, g->det.verdict.leak)
 
+static bool gr_has_usage(const void *o)
+{
+	const struct memz_group *g = o;
+
+	return g->cgroup && g->cgroup->has_mem;
+}
+
+static bool gr_has_limit(const void *o)
+{
+	const struct memz_group *g = o;
+
+	return gr_has_usage(o) && g->cgroup->mem.limited;
+}
+
+GR(cgroup_usage, gr_has_usage(g) ? g->cgroup->mem.usage : 0)
+GR(cgroup_limit, gr_has_limit(g) ? g->cgroup->mem.limit : 0)
+
 static const struct memz_series group[] = {
 	{ "members", "processes", MEMZ_UNIT_PROCESSES, 0, NULL, NULL,
-	  gr_members },
-	{ "threads", "threads", MEMZ_UNIT_THREADS, 0, NULL, NULL, gr_threads },
+	  gr_members, NULL },
+	{ "threads", "threads", MEMZ_UNIT_THREADS, 0, NULL, NULL, gr_threads, NULL },
 	{ "pss", "PSS", MEMZ_UNIT_BYTES, 0, "group_pss",
-	  "Proportional set size (PSS) per process group", gr_pss },
+	  "Proportional set size (PSS) per process group", gr_pss, NULL },
 	{ "uss", "USS", MEMZ_UNIT_BYTES, 0, "group_uss",
 	  "Unique set size (USS, freed if the group exited) per process group",
-	  gr_uss },
-	{ "rss", "RSS", MEMZ_UNIT_BYTES, 0, NULL, NULL, gr_rss },
+	  gr_uss, NULL },
+	{ "rss", "RSS", MEMZ_UNIT_BYTES, 0, NULL, NULL, gr_rss, NULL },
 	{ "swap", "swap", MEMZ_UNIT_BYTES, 0, "group_swap",
-	  "Swap used per process group", gr_swap },
-	{ "anon", "anonymous PSS", MEMZ_UNIT_BYTES, 0, NULL, NULL, gr_anon },
+	  "Swap used per process group", gr_swap, NULL },
+	{ "anon", "anonymous PSS", MEMZ_UNIT_BYTES, 0, NULL, NULL, gr_anon, NULL },
 	{ "growth_rate", "growth", MEMZ_UNIT_BYTES_PER_S, MEMZ_SERIES_VERDICT,
-	  "group_growth", "PSS growth rate per process group", gr_growth },
+	  "group_growth", "PSS growth rate per process group", gr_growth, NULL },
 	{ "leak_confidence", "leak confidence", MEMZ_UNIT_SCORE,
-	  MEMZ_SERIES_VERDICT, NULL, NULL, gr_confidence },
+	  MEMZ_SERIES_VERDICT, NULL, NULL, gr_confidence, NULL },
 	{ "leak", "leak suspect", MEMZ_UNIT_FLAG,
 	  MEMZ_SERIES_VERDICT, "leaks",
-	  "Process groups flagged as leaking (1 = suspect)", gr_leak },
+	  "Process groups flagged as leaking (1 = suspect)", gr_leak, NULL },
+	{ "cgroup_usage", "cgroup usage", MEMZ_UNIT_BYTES, MEMZ_SERIES_OVERLAP,
+	  "group_cgroup_usage",
+	  "Memory the kernel charges to each group's cgroup (GroupBy cgroup)",
+	  gr_cgroup_usage, gr_has_usage },
+	{ "cgroup_limit", "cgroup limit", MEMZ_UNIT_BYTES, MEMZ_SERIES_OVERLAP,
+	  "group_cgroup_limit",
+	  "Memory limit of each group's cgroup, where one is set (GroupBy cgroup)",
+	  gr_cgroup_limit, gr_has_limit },
 };
 
 static double snap_suspects(const void *o)
@@ -145,9 +176,9 @@ static double snap_interval(const void *o)
 static const struct memz_series counts[] = {
 	{ "leak_suspects", "leak suspects", MEMZ_UNIT_COUNT, 0,
 	  "leak_suspects", "Processes and groups flagged as leaking",
-	  snap_suspects },
+	  snap_suspects, NULL },
 	{ "interval", "sampling interval", MEMZ_UNIT_SECONDS, 0, "pace",
-	  "memz sampling interval", snap_interval },
+	  "memz sampling interval", snap_interval, NULL },
 };
 
 #define TABLE(t) { t, sizeof t / sizeof t[0] }
@@ -284,16 +315,18 @@ static struct known *slot_for(struct memz_report *r)
 	return best;
 }
 
-static struct known *add(struct memz_report *r, const char *name)
+/* name is the key; shown what the id and label are made of */
+static struct known *add(struct memz_report *r, const char *name,
+			 const char *shown)
 {
-	size_t len = strlen(name);
+	size_t len = strlen(name), slen = strlen(shown);
 	struct known *k = slot_for(r);
 
 	if (!k)
 		return NULL;
 	/* the slot has no name yet, so the checks see only the others */
-	memz_sanitize_id(name, len, k->id, sizeof k->id);
-	memz_sanitize_label(name, len, k->label, sizeof k->label);
+	memz_sanitize_id(shown, slen, k->id, sizeof k->id);
+	memz_sanitize_label(shown, slen, k->label, sizeof k->label);
 	make_unique(r, k->id, sizeof k->id, "_%u", id_taken);
 	make_unique(r, k->label, sizeof k->label, " #%u", label_taken);
 	k->name = memz_realloc(r->a, NULL, len + 1);
@@ -325,7 +358,8 @@ int memz_report_update(struct memz_report *r, const struct memz_snapshot *s,
 		k = find(r, name);
 		if (k && k->seen == r->update)
 			continue; /* the table handed one name twice */
-		if (!k && !(k = add(r, name))) {
+		if (!k && !(k = add(r, name,
+				    g->cgroup ? g->cgroup->n.name : name))) {
 			rc = -ENOMEM;
 			break;
 		}

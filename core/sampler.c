@@ -106,6 +106,12 @@ int memz_sampler_open(struct memz_sampler **out,
 	if (rc)
 		goto fail;
 	memz_table_on_retire(s->table, on_retire, s);
+	if (set->group_by == MEMZ_GROUP_CGROUP) {
+		rc = memz_cgroups_new(&s->cgroups, set->sys_root,
+				      set->docker_root, set->cgroup_refresh, a);
+		if (rc)
+			goto fail;
+	}
 	rc = memz_sysfiles_open(&s->sys, set->proc_root, set->sys_root);
 	if (rc) {
 		say_failed(failed, failed_len, s->sys.failed);
@@ -147,6 +153,7 @@ void memz_sampler_free(struct memz_sampler **sp)
 	if (!s)
 		return;
 	memz_table_free(&s->table);
+	memz_cgroups_free(&s->cgroups);
 	memz_sysfiles_release(&s->sys);
 	memz_pidwatch_release(&s->pids);
 	if (s->dir)
@@ -296,6 +303,40 @@ static bool rests(const struct memz_proc *p, unsigned cycle)
 			 mz_pe(p)->quiet_probes >= QUIET_PROBES     ? 2 : 1;
 
 	return ((unsigned)p->pid + cycle) % every != 0;
+}
+
+/* Published groups carry their cgroup's name and memory figures. Only
+ * those: the rest are seen by nobody, and reading their files would cost
+ * two reads per cgroup of the machine. A sweep every SWEEP_CYCLES forgets
+ * cgroups no longer published; it runs before any group points at the
+ * cache this cycle, so no pointer outlives its entry. */
+#define SWEEP_CYCLES 64
+static int attach_cgroups(struct memz_sampler *s,
+			  const struct memz_table_view *v, double now)
+{
+	size_t published = 0;
+	unsigned long reads;
+
+	if (!s->cgroups)
+		return 0;
+	reads = memz_cgroups_reads(s->cgroups);
+	if (s->cycle % SWEEP_CYCLES == 0)
+		memz_cgroups_sweep(s->cgroups);
+	for (size_t i = 0; i < v->n_groups; i++) {
+		struct memz_group *g = memz_table_group(s->table, i);
+		int rc;
+
+		g->cgroup = NULL;
+		if (!(g->reported || g->det.verdict.leak) ||
+		    published >= MEMZ_CGROUP_MAX || !g->name)
+			continue;
+		published++;
+		rc = memz_cgroups_get(s->cgroups, g->name, now, &g->cgroup);
+		if (rc)
+			return rc;
+	}
+	s->st->files_read += (unsigned)(memz_cgroups_reads(s->cgroups) - reads);
+	return 0;
 }
 
 /* Find this cycle's entry for pid: the kept statm fd fails with ESRCH once
@@ -479,6 +520,9 @@ int memz_sampler_run(struct memz_sampler *s, double now,
 	if (rc)
 		return rc;
 	rc = memz_table_end(s->table, &snap->view);
+	if (rc)
+		return rc;
+	rc = attach_cgroups(s, &snap->view, now);
 	if (rc)
 		return rc;
 

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "memz/budget.h"
+#include "memz/cgroup.h"
 #include "memz/pidfiles.h"
 #include "memz/pidwatch.h"
 #include "memz/sampler.h"
@@ -23,6 +24,7 @@ struct memz_sampler {
 	struct memz_settings s;
 	const struct memz_allocator *a;
 	struct memz_table *table;
+	struct memz_cgroups *cgroups; /* GroupBy cgroup only */
 	struct memz_sysfiles sys;
 	struct memz_pace pace;
 	struct memz_pidwatch pids;

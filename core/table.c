@@ -35,7 +35,7 @@ struct memz_table {
 	struct memz_proc **procs;
 	size_t cap_procs;
 	struct memz_group **groups;
-	size_t cap_groups;
+	size_t cap_groups, n_view_groups;
 	struct memz_event *events;
 	size_t n_events, cap_events;
 };
@@ -572,7 +572,7 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 			v->leak_suspects++;
 	}
 	v->groups = (const struct memz_group *const *)t->groups;
-	v->n_groups = n;
+	v->n_groups = t->n_view_groups = n;
 	return 0;
 }
 
@@ -675,7 +675,7 @@ int memz_table_end(struct memz_table *t, struct memz_table_view *v)
 				   owned_anon(p->mem.anonymous));
 	}
 	v->groups = NULL;
-	v->n_groups = 0;
+	v->n_groups = t->n_view_groups = 0;
 	if (t->s.group_by != MEMZ_GROUP_NONE)
 		rc = sum_groups(t, v);
 	announce(t, v);
@@ -694,4 +694,9 @@ int memz_table_end(struct memz_table *t, struct memz_table_view *v)
 void memz_table_view_init(struct memz_table_view *v)
 {
 	memset(v, 0, sizeof *v);
+}
+
+struct memz_group *memz_table_group(struct memz_table *t, size_t i)
+{
+	return i < t->n_view_groups ? t->groups[i] : NULL;
 }

@@ -133,5 +133,5 @@ tests_test_inspect_LDADD = libmemz.la
 UNIT_TESTS += tests/test_cgroup
 check_PROGRAMS += tests/test_cgroup
 tests_test_cgroup_SOURCES = tests/test_cgroup.c tests/check.h tests/counting_alloc.h
-tests_test_cgroup_CPPFLAGS = $(CORE_FIXTURES_CPPFLAGS)
-tests_test_cgroup_LDADD = libmemz.la
+tests_test_cgroup_CPPFLAGS = $(CORE_FIXTURES_CPPFLAGS) $(YAJL_CFLAGS)
+tests_test_cgroup_LDADD = libmemz.la $(YAJL_LIBS)

@@ -10,6 +10,9 @@
 #include "check.h"
 #include "counting_alloc.h"
 #include "memz/cgroup.h"
+#include "memz/json.h"
+#include "memz/report.h"
+#include "memz/sampler.h"
 
 #define DOCKER_ID "3f2a9c0b7d1e4444444444444444444444444444444444444444444444444444"
 #define K8S_DOCKER_ID "9e8d7c6b5a412222222222222222222222222222222222222222222222222222"
@@ -206,6 +209,113 @@ static void cache(void)
 	CHECK_INT(c.live, 0);
 }
 
+static double series(const struct memz_group *g, const char *name, bool *has)
+{
+	for (size_t i = 0; i < memz_series_group.n; i++)
+		if (!strcmp(memz_series_group.s[i].name, name)) {
+			*has = memz_series_has(&memz_series_group.s[i], g);
+			return memz_series_value(&memz_series_group.s[i], g);
+		}
+	*has = false;
+	return -1;
+}
+
+/* GroupBy cgroup on a fixture, through the sampler and the report: each
+ * published group's id is the operator's name, and it carries its
+ * cgroup's limit and usage where the files give them. */
+static void published(const char *tree)
+{
+	static const struct {
+		const char *id;
+		uint64_t limit, usage; /* MiB; limit 0: none */
+	} want[] = {
+		{ "nginx.service", 64, 8 },
+		{ "user_1000.service", 0, 16 },
+		{ "docker_web", 192, 24 },
+		{ "podman_a1b2c3d4e5f6", 0, 32 },
+		{ "k8s_" POD "_0c0ffee00123", 320, 40 },
+		{ "k8s_prod_envoy-7d9f_proxy", 0, 48 },
+	};
+	struct memz_settings set;
+	struct memz_sampler *s;
+	struct memz_snapshot snap;
+	struct memz_report *r;
+	const struct memz_report_view *v;
+	char path[256];
+	yajl_gen g;
+	const unsigned char *buf;
+	size_t len;
+
+	memz_settings_init(&set);
+	snprintf(path, sizeof path, "%s/%s/proc", MEMZ_FIXTURES, tree);
+	CHECK_INT(memz_settings_set(&set, "ProcRoot", path, NULL, 0), 0);
+	snprintf(path, sizeof path, "%s/%s/sys", MEMZ_FIXTURES, tree);
+	CHECK_INT(memz_settings_set(&set, "SysRoot", path, NULL, 0), 0);
+	snprintf(path, sizeof path, "%s/%s/docker", MEMZ_FIXTURES, tree);
+	CHECK_INT(memz_settings_set(&set, "DockerRoot", path, NULL, 0), 0);
+	CHECK_INT(memz_settings_set(&set, "GroupBy", "cgroup", NULL, 0), 0);
+	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
+	CHECK_INT(memz_report_new(&r, memz_allocator_libc()), 0);
+	memz_snapshot_init(&snap);
+	CHECK_INT(memz_sampler_run(s, 1000, &snap), 0);
+	CHECK_INT(memz_report_update(r, &snap, &v), 0);
+	CHECK_INT(v->n_groups, 6);
+	for (size_t i = 0; i < 6 && i < v->n_groups; i++) {
+		/* largest first: pid 15 (6 MiB) down to pid 10 */
+		size_t w = 5 - i;
+		const struct memz_group *gr = v->groups[i].g;
+		bool has;
+		double x;
+
+		CHECK_STR(v->groups[i].id, want[w].id);
+		CHECK(gr->cgroup != NULL);
+		x = series(gr, "cgroup_usage", &has);
+		CHECK(has);
+		CHECK_U64(x, want[w].usage << 20);
+		x = series(gr, "cgroup_limit", &has);
+		CHECK_INT(has, want[w].limit != 0);
+		CHECK_U64(x, want[w].limit << 20);
+	}
+
+	g = yajl_gen_alloc(NULL);
+	CHECK_INT(memz_json_report(g, v), 0);
+	yajl_gen_get_buf(g, &buf, &len);
+	CHECK(strstr((const char *)buf,
+		     "\"cgroup\":{\"name\":\"docker:web\",\"kind\":\"container\","
+		     "\"runtime\":\"docker\",\"container_id\":\"" DOCKER_ID "\""));
+	CHECK(strstr((const char *)buf, "\"cgroup_limit\":201326592") != NULL);
+	yajl_gen_free(g);
+
+	memz_report_free(&r);
+	memz_sampler_free(&s);
+}
+
+/* Under another grouping no group has a cgroup, nor its series. */
+static void not_by_cgroup(void)
+{
+	struct memz_settings set;
+	struct memz_sampler *s;
+	struct memz_snapshot snap;
+	char path[256];
+	bool has;
+
+	memz_settings_init(&set);
+	snprintf(path, sizeof path, "%s/cgroup-v2/proc", MEMZ_FIXTURES);
+	CHECK_INT(memz_settings_set(&set, "ProcRoot", path, NULL, 0), 0);
+	snprintf(path, sizeof path, "%s/cgroup-v2/sys", MEMZ_FIXTURES);
+	CHECK_INT(memz_settings_set(&set, "SysRoot", path, NULL, 0), 0);
+	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
+	memz_snapshot_init(&snap);
+	CHECK_INT(memz_sampler_run(s, 1000, &snap), 0);
+	CHECK(snap.view.n_groups > 0);
+	for (size_t i = 0; i < snap.view.n_groups; i++) {
+		CHECK(snap.view.groups[i]->cgroup == NULL);
+		series(snap.view.groups[i], "cgroup_usage", &has);
+		CHECK(!has);
+	}
+	memz_sampler_free(&s);
+}
+
 int main(void)
 {
 	names();
@@ -213,5 +323,8 @@ int main(void)
 	mem_files("cgroup-v2", 2);
 	mem_files("cgroup-v1", 1);
 	cache();
+	published("cgroup-v2");
+	published("cgroup-v1");
+	not_by_cgroup();
 	return check_status();
 }

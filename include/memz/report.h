@@ -16,7 +16,8 @@
  *   - the groups published: those the table reports (TopGroups, Process,
  *     ProcessMatch) or flags as leaking, in the snapshot's order (largest PSS
  *     first), at most MEMZ_REPORT_MAX_GROUPS.
- *   - their ids: memz_sanitize_id() of the name, cut to MEMZ_REPORT_ID_MAX,
+ *   - their ids: memz_sanitize_id() of the name (under GroupBy cgroup, of
+ *     the name an operator uses, cgroup.h: "nginx.service", not the path), cut to MEMZ_REPORT_ID_MAX,
  *     made unique by appending "_2", "_3", ... in the order names were first
  *     published. An id stays with its name while the report remembers it
  *     (MEMZ_REPORT_MAX_KNOWN names, the longest unpublished forgotten
@@ -84,6 +85,9 @@ enum {
 	MEMZ_SERIES_VERDICT = 1,
 	/* a detail of the record, not a time series: JSON only */
 	MEMZ_SERIES_DETAIL = 2,
+	/* values of different objects may overlap (a cgroup's usage holds
+	 * its children's): drawn as lines, never stacked */
+	MEMZ_SERIES_OVERLAP = 4,
 };
 
 struct memz_series {
@@ -96,6 +100,11 @@ struct memz_series {
 	 * the series is not charted on its own) */
 	const char *chart, *title;
 	double (*get)(const void *obj);
+	/* NULL: every object has the series; else whether obj has it (a
+	 * group has a cgroup limit only under GroupBy cgroup, and only if one
+	 * is set). A host leaves out what an object lacks: no value, no key,
+	 * no dimension set. */
+	bool (*has)(const void *obj);
 };
 
 struct memz_series_table {
@@ -122,6 +131,8 @@ extern const struct memz_series_table memz_series_counts;
 
 /* s's value for obj: finite, 0 in place of a NaN or an infinity. */
 double memz_series_value(const struct memz_series *s, const void *obj);
+/* Whether obj has s (see memz_series.has). */
+bool memz_series_has(const struct memz_series *s, const void *obj);
 /* A finite double: x, or 0. */
 double memz_finite(double x);
 

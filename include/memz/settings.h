@@ -44,12 +44,14 @@ struct memz_settings {
 	/* where to read */
 	char proc_root[MEMZ_PATH_MAX];
 	char sys_root[MEMZ_PATH_MAX];
+	char docker_root[MEMZ_PATH_MAX];
 
 	/* what to report */
 	enum memz_group_by group_by;
 	int top_groups;
 	struct memz_strlist process;       /* exact group names, always reported */
 	struct memz_strlist process_match; /* POSIX extended regexes, likewise */
+	double cgroup_refresh; /* s between reads of a cgroup's memory files */
 
 	/* what it may cost */
 	int max_open_files;

@@ -38,6 +38,7 @@
 #include "memz/settings.h"
 
 struct memz_group;
+struct memz_cgroup;
 
 /* What hosts and the table's callers read of a process. The table keeps
  * more beside it (core/table_int.h): what the sampler needs between cycles
@@ -79,6 +80,9 @@ struct memz_group {
 	uint64_t pss, uss, rss, swap, anon; /* anon = Pss_Anon */
 	bool reported; /* in TopGroups, or selected by Process/ProcessMatch */
 	struct memz_detector det;
+	/* GroupBy cgroup, published groups only: the cgroup's name, limit and
+	 * usage (cgroup.h), valid as long as the group; NULL otherwise */
+	const struct memz_cgroup *cgroup;
 };
 
 enum memz_event_kind { MEMZ_EVENT_LEAK, MEMZ_EVENT_CLEAR };
@@ -141,6 +145,10 @@ int memz_table_end(struct memz_table *t, struct memz_table_view *v);
 
 /* An empty view: no processes, groups or events. */
 void memz_table_view_init(struct memz_table_view *v);
+
+/* The view's i-th group, for the caller that fills what the table does not
+ * know (the sampler: a group's cgroup). */
+struct memz_group *memz_table_group(struct memz_table *t, size_t i);
 
 /* Every entry, for callers that walk the whole table (the sampler). */
 struct memz_proc *memz_table_first(struct memz_table *t);

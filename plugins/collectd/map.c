@@ -38,7 +38,8 @@ static size_t table(cdm_emit_fn emit, void *ctx, const char *pi,
 		char ti[CDM_INSTANCE_MAX];
 
 		if (se->flags & MEMZ_SERIES_DETAIL ||
-		    se->unit == MEMZ_UNIT_PROCESSES || se->unit == MEMZ_UNIT_THREADS)
+		    se->unit == MEMZ_UNIT_PROCESSES ||
+		    se->unit == MEMZ_UNIT_THREADS || !memz_series_has(se, obj))
 			continue;
 		snprintf(ti, sizeof ti, "%s%s", prefix, se->name);
 		emit1(emit, ctx, pi, type_of(se->unit), ti,

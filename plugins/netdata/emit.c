@@ -10,6 +10,7 @@
 #include "emit.h"
 
 #define MIB 1048576
+#define MEMZ_ND_GROUP_SERIES_MAX 32
 
 enum dim_state { DIM_NONE, DIM_ACTIVE, DIM_OBSOLETE };
 
@@ -29,6 +30,10 @@ struct memz_nd_emitter {
 	struct memz_report *report;
 	struct dim dims[MEMZ_REPORT_MAX_KNOWN];
 	unsigned n_dims; /* slots below this may hold something */
+	/* a series not every group has (memz_series.has) is charted from
+	 * the first cycle a published group has it: GroupBy name never
+	 * shows an empty cgroup chart */
+	bool charted[MEMZ_ND_GROUP_SERIES_MAX];
 };
 
 static void chart(FILE *f, const char *id, const char *title,
@@ -83,8 +88,10 @@ static struct look look_of(const struct memz_series *se, int *n_groups,
 {
 	switch (se->unit) {
 	case MEMZ_UNIT_BYTES:
-		return (struct look){ "MiB", "groups", "stacked", MIB,
-				      10 + (*n_groups)++ };
+		return (struct look){ "MiB", "groups",
+				      se->flags & MEMZ_SERIES_OVERLAP ? "line"
+								      : "stacked",
+				      MIB, 10 + (*n_groups)++ };
 	case MEMZ_UNIT_BYTES_PER_S:
 		return (struct look){ "KiB/s", "leaks", "line", 1024,
 				      20 + (*n_leaks)++ };
@@ -134,6 +141,35 @@ static bool track_groups(struct memz_nd_emitter *e,
 	return changed;
 }
 
+static bool is_charted(const struct memz_nd_emitter *e, size_t c)
+{
+	const struct memz_series *se = &memz_series_group.s[c];
+
+	return se->chart &&
+	       (!se->has || (c < MEMZ_ND_GROUP_SERIES_MAX && e->charted[c]));
+}
+
+/* Whether a series some groups lack was charted for the first time. */
+static bool chart_new_series(struct memz_nd_emitter *e,
+			     const struct memz_report_view *v)
+{
+	bool any = false;
+
+	for (size_t c = 0; c < memz_series_group.n &&
+			   c < MEMZ_ND_GROUP_SERIES_MAX; c++) {
+		const struct memz_series *se = &memz_series_group.s[c];
+
+		if (!se->chart || !se->has || e->charted[c])
+			continue;
+		for (size_t i = 0; i < v->n_groups; i++)
+			if (memz_series_has(se, v->groups[i].g)) {
+				e->charted[c] = any = true;
+				break;
+			}
+	}
+	return any;
+}
+
 static void declare_groups(struct memz_nd_emitter *e, bool all)
 {
 	int n_groups = 0, n_leaks = 0;
@@ -142,7 +178,7 @@ static void declare_groups(struct memz_nd_emitter *e, bool all)
 		const struct memz_series *se = &memz_series_group.s[c];
 		struct look l;
 
-		if (!se->chart)
+		if (!is_charted(e, c))
 			continue;
 		l = look_of(se, &n_groups, &n_leaks);
 		chart(e->out, se->chart, se->title, l.units, l.family, l.type,
@@ -308,12 +344,14 @@ static void values(struct memz_nd_emitter *e, const struct memz_report_view *v,
 	for (size_t c = 0; c < memz_series_group.n; c++) {
 		const struct memz_series *se = &memz_series_group.s[c];
 
-		if (!se->chart)
+		if (!is_charted(e, c))
 			continue;
 		begin(f, se->chart, usec);
 		for (size_t i = 0; i < v->n_groups; i++)
-			set(f, v->groups[i].id,
-			    llround(memz_series_value(se, v->groups[i].g)));
+			if (memz_series_has(se, v->groups[i].g))
+				set(f, v->groups[i].id,
+				    llround(memz_series_value(se,
+							      v->groups[i].g)));
 		fputs("END\n", f);
 	}
 	for (size_t i = 0; i < v->n_groups; i++)
@@ -380,17 +418,18 @@ int memz_nd_emit(struct memz_nd_emitter *e, const struct memz_snapshot *s,
 		 unsigned long long usec)
 {
 	const struct memz_report_view *v;
-	bool changed;
+	bool changed, fresh;
 	int rc;
 
 	rc = memz_report_update(e->report, s, &v);
 	if (rc)
 		return rc;
 	changed = track_groups(e, v);
+	fresh = chart_new_series(e, v);
 	if (!e->declared)
 		declare_fixed(e);
-	if (!e->declared || changed) {
-		declare_groups(e, !e->declared);
+	if (!e->declared || changed || fresh) {
+		declare_groups(e, !e->declared || fresh);
 		declare_instances(e, !e->declared);
 	}
 	e->declared = true;
