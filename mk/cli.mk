@@ -3,7 +3,7 @@
 bin_PROGRAMS += memz
 memz_SOURCES = plugins/cli/main.c plugins/cli/cli.h plugins/cli/util.c \
 	plugins/cli/top.c plugins/cli/inspect.c plugins/cli/jsoncmd.c \
-	plugins/cli/record.c plugins/cli/replay.c
+	plugins/cli/record.c plugins/cli/replay.c plugins/cli/baseline.c
 memz_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
 memz_LDADD = libmemz.la $(YAJL_LIBS)
 

@@ -357,6 +357,78 @@ grep -q "^memz json: cannot read $FIX/.*: Too many open files" "$TMP/err" ||
 grep -q "Bad file descriptor" "$TMP/err" && fail "out of fds: EBADF"
 [ -s "$TMP/out" ] && fail "out of fds, yet printed: $(head -c 200 "$TMP/out")"
 
+# --- json --out and top --baseline -------------------------------------------
+expect_rc 0 $MEMZ json --out "$TMP/base.json" $ROOT
+[ -s "$TMP/out" ] && fail "json --out also wrote to stdout"
+json_check "$TMP/base.json" 'len(d["groups"]) == 2 and len(d["processes"]) == 3'
+ls "$TMP" | grep -q 'base.json.tmp' && fail "json --out left its temporary"
+expect_rc 1 $MEMZ json --out "$TMP/nodir/base.json" $ROOT
+grep -q 'nodir/base.json' "$TMP/err" || fail "json --out error does not name the file"
+# the same tree as its own baseline: nothing moved, nothing gone
+expect_rc 0 $MEMZ top --bytes --baseline "$TMP/base.json" $ROOT
+cat >"$TMP/want" <<WANT
+RAM 25276059648: free 24785580032, buffers 2535424, cached 257536000, slab 146100224, page tables 1675264, processes 54292480, hidden 0, kernel 28340224
+2 groups, 0 leak suspects
+since $TMP/base.json: 0 of its 2 groups gone (0 PSS then)
+   PROCS         PSS         USS         RSS        SWAP       SINCE        GROWTH LEAK    NAME
+      2x    55033856    53850112    56483840     1310720          +0             -         app
+      1x      532480      532480      532480           0          +0             -         ev\x1b[2Jx\ny "z
+WANT
+same "top --baseline (itself)" "$TMP/want" "$TMP/out"
+# a baseline where app was smaller, ev did not exist and "old" did
+start100=$(python3 -c 'import json,sys; print([p["start"] for p in json.load(open(sys.argv[1]))["processes"] if p["pid"] == 100][0])' "$TMP/base.json")
+cat >"$TMP/then.json" <<THEN
+{"groups": [{"name": "app", "pss": 1048576}, {"name": "old", "pss": 2048}],
+ "processes": [{"pid": 100, "start": $start100, "pss": 60000000},
+               {"pid": 300, "start": 1, "pss": 5}]}
+THEN
+expect_rc 0 $MEMZ top --baseline "$TMP/then.json" $ROOT
+grep -q "since $TMP/then.json: 1 of its 2 groups gone (2.0 KiB PSS then)" "$TMP/out" ||
+	fail "baseline: gone line: $(sed -n 3p "$TMP/out")"
+awk '$NF == "app" { print $(NF - 3), $(NF - 2) }' "$TMP/out" | grep -qx '+51.5 MiB' ||
+	fail "baseline: app's change: $(grep ' app$' "$TMP/out")"
+grep -q ' new  *- .*ev' "$TMP/out" || fail "baseline: ev is not new: $(cat "$TMP/out")"
+# processes match by pid and start time: 300 started at another time
+expect_rc 0 $MEMZ top -p --bytes --baseline "$TMP/then.json" $ROOT
+awk '$1 == 100 { print $6 } $1 == 300 { print $6 }' "$TMP/out" | tr '\n' ' ' |
+	grep -qx -- '-5179136 new ' || fail "baseline -p: $(cat "$TMP/out")"
+grep -q '1 of its 2 processes gone' "$TMP/out" || fail "baseline -p: gone line"
+# a baseline that is not one: exit 1 with the reason
+expect_rc 1 $MEMZ top --baseline "$TMP/none.json" $ROOT
+grep -q "none.json: No such file" "$TMP/err" || fail "baseline missing: $(cat "$TMP/err")"
+printf '{"groups": [' >"$TMP/bad.json"
+expect_rc 1 $MEMZ top --baseline "$TMP/bad.json" $ROOT
+grep -q "not a memz json snapshot" "$TMP/err" || fail "baseline truncated: $(cat "$TMP/err")"
+echo '{"groups": [{"pss": 1}], "processes": []}' >"$TMP/bad.json"
+expect_rc 1 $MEMZ top --baseline "$TMP/bad.json" $ROOT
+grep -q 'groups\[0\] lacks name or pss' "$TMP/err" || fail "baseline without names: $(cat "$TMP/err")"
+
+# --- GroupBy cgroup: units, containers and pods by name -----------------------
+CG=$top_srcdir/tests/fixtures/cgroup-v2
+CGSET="--set ProcRoot=$CG/proc --set SysRoot=$CG/sys --set DockerRoot=$CG/docker --set GroupBy=cgroup"
+expect_rc 0 $MEMZ top $CGSET
+cat >"$TMP/want" <<'WANT'
+RAM 8.0 GiB: free 4.0 GiB, buffers 128.0 MiB, cached 1.0 GiB, slab 256.0 MiB, page tables 16.0 MiB, processes 21.0 MiB, hidden 0 B, kernel 2.6 GiB
+6 groups, 0 leak suspects
+   PROCS         PSS         USS         RSS        SWAP      CGROUP       LIMIT        GROWTH LEAK    NAME
+      1x     6.0 MiB     6.0 MiB     6.0 MiB         0 B    48.0 MiB        none             -         k8s:prod/envoy-7d9f/proxy
+      1x     5.0 MiB     5.0 MiB     5.0 MiB         0 B    40.0 MiB   320.0 MiB             -         k8s:0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0/0c0ffee00123
+      1x     4.0 MiB     4.0 MiB     4.0 MiB         0 B    32.0 MiB        none             -         podman:a1b2c3d4e5f6
+      1x     3.0 MiB     3.0 MiB     3.0 MiB         0 B    24.0 MiB   192.0 MiB             -         docker:web
+      1x     2.0 MiB     2.0 MiB     2.0 MiB         0 B    16.0 MiB        none             -         user@1000.service
+      1x     1.0 MiB     1.0 MiB     1.0 MiB         0 B     8.0 MiB    64.0 MiB             -         nginx.service
+WANT
+same "top GroupBy cgroup" "$TMP/want" "$TMP/out"
+# beyond TopGroups a group keeps the name its path gives, without figures
+expect_rc 0 $MEMZ top $CGSET --set TopGroups=1
+grep -q ' -  *-  .*docker:3f2a9c0b7d1e$' "$TMP/out" || fail "unpublished cgroup row: $(cat "$TMP/out")"
+expect_rc 0 $MEMZ json $CGSET
+json_check "$TMP/out" \
+	'{g["id"]: (g["cgroup"]["name"], g["cgroup_usage"], g.get("cgroup_limit")) for g in d["groups"] if g["published"]}["docker_web"] == ("docker:web", 24 << 20, 192 << 20)' \
+	'[g["cgroup"]["kind"] for g in d["groups"]] == ["pod", "pod", "container", "container", "unit", "unit"]' \
+	'all("cgroup_limit" not in g for g in d["groups"] if g["cgroup"]["name"] == "user@1000.service")' \
+	'd["groups"][0]["name"].startswith("/kubepods/besteffort/pod")'
+
 # --- live: demand paging made visible ----------------------------------------
 # live touch|untouched CHECK: CHECK is a Python expression on m, the mapping
 # that holds the helper's 100 MiB

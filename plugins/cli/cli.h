@@ -73,4 +73,31 @@ int cli_sleep(double s);
 void cli_catch_signals(void);
 bool cli_interrupted(void);
 
+/* baseline.c: a saved `memz json` for memz top --baseline */
+struct cli_base_entry {
+	char *name; /* a group's, or "" */
+	int pid;    /* a process's, or 0 */
+	unsigned long long start;
+	uint64_t pss;
+	bool seen; /* matched by a row of the current table */
+};
+
+struct cli_base_list {
+	struct cli_base_entry *e;
+	size_t n;
+};
+
+struct cli_baseline {
+	struct cli_base_list groups, procs;
+};
+
+/* 0, or -errno with the reason in err. */
+int cli_baseline_load(struct cli_baseline *b, const char *file, char *err,
+		      size_t errlen);
+void cli_baseline_free(struct cli_baseline *b);
+struct cli_base_entry *cli_baseline_group(struct cli_baseline *b,
+					  const char *name);
+struct cli_base_entry *cli_baseline_proc(struct cli_baseline *b, int pid,
+					 unsigned long long start);
+
 #endif

@@ -3,9 +3,11 @@
 #define _GNU_SOURCE /* getopt_long */
 #endif
 
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "memz/json.h"
@@ -19,17 +21,22 @@ static void usage(FILE *f)
 		"  -n, --samples N     sample N cycles, print the last (default 1;\n"
 		"                      2 or more gives growth rates)\n"
 		"  -i, --interval S    seconds between cycles (default 1)\n"
+		"  -o, --out FILE      write it to FILE (replaced whole, never half\n"
+		"                      written) instead of stdout: a baseline for\n"
+		"                      memz top --baseline FILE\n"
 		"      --set NAME=VALUE  a memz setting (ProcRoot, GroupBy, ...)\n"
 		"  -h, --help          this text\n");
 }
 
 static int parse_args(int argc, char **argv, unsigned *samples,
-		      double *interval, struct memz_settings *set)
+		      double *interval, const char **out,
+		      struct memz_settings *set)
 {
 	enum { O_SET = 256 };
 	static const struct option longopts[] = {
 		{ "samples", required_argument, NULL, 'n' },
 		{ "interval", required_argument, NULL, 'i' },
+		{ "out", required_argument, NULL, 'o' },
 		{ "set", required_argument, NULL, O_SET },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -37,7 +44,7 @@ static int parse_args(int argc, char **argv, unsigned *samples,
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":n:i:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":n:i:o:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'n':
 			if (cli_parse_count(optarg, samples) || *samples == 0) {
@@ -52,6 +59,9 @@ static int parse_args(int argc, char **argv, unsigned *samples,
 					"(seconds, 0 < s <= 86400)\n", optarg);
 				return 2;
 			}
+			break;
+		case 'o':
+			*out = optarg;
 			break;
 		case O_SET:
 			if (cli_apply_set(set, optarg))
@@ -69,6 +79,37 @@ static int parse_args(int argc, char **argv, unsigned *samples,
 	return -1;
 }
 
+/* The snapshot to file, through a temporary beside it and a rename, so a
+ * reader (memz top --baseline) never sees half of one. */
+static int save(const char *file, const struct memz_report_view *view)
+{
+	char tmp[4096];
+	FILE *f;
+	int rc = 0;
+
+	if (snprintf(tmp, sizeof tmp, "%s.tmp%ld", file, (long)getpid()) >=
+	    (int)sizeof tmp) {
+		fprintf(stderr, "memz json: --out %s: name too long\n", file);
+		return -1;
+	}
+	f = fopen(tmp, "w");
+	if (!f) {
+		fprintf(stderr, "memz json: --out %s: %s\n", file, strerror(errno));
+		return -1;
+	}
+	if (memz_json_print_report(f, view) || fflush(f) || fsync(fileno(f)))
+		rc = -1;
+	if (fclose(f))
+		rc = -1;
+	if (!rc && rename(tmp, file))
+		rc = -1;
+	if (rc) {
+		fprintf(stderr, "memz json: --out %s: %s\n", file, strerror(errno));
+		unlink(tmp);
+	}
+	return rc;
+}
+
 int cli_json(int argc, char **argv)
 {
 	const struct memz_allocator *a = memz_allocator_libc();
@@ -80,11 +121,12 @@ int cli_json(int argc, char **argv)
 	unsigned samples = 1;
 	double interval = 1;
 	bool warned = false;
+	const char *out = NULL;
 	int rc;
 	bool told = false;
 
 	memz_settings_init(&set);
-	rc = parse_args(argc, argv, &samples, &interval, &set);
+	rc = parse_args(argc, argv, &samples, &interval, &out, &set);
 	if (rc >= 0)
 		return rc;
 	if (cli_sampler_open("memz json", &sm, &set, a))
@@ -103,9 +145,13 @@ int cli_json(int argc, char **argv)
 	/* with fds so short that not one process could be read, the answer
 	 * is printed (its stats say why) but is not a success */
 	if (!rc && (memz_report_new(&report, a) ||
-		    memz_report_update(report, &snap, &view) ||
-		    memz_json_print_report(stdout, view) || fflush(stdout) ||
-		    (snap.stats.fd_short && !snap.view.n_procs)))
+		    memz_report_update(report, &snap, &view)))
+		rc = -1;
+	else if (!rc && (out ? save(out, view)
+			     : memz_json_print_report(stdout, view) ||
+				       fflush(stdout)))
+		rc = -1;
+	else if (!rc && snap.stats.fd_short && !snap.view.n_procs)
 		rc = -1;
 	memz_report_free(&report);
 	memz_snapshot_release(&snap);

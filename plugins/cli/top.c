@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "memz/cgroup.h"
 #include "memz/report.h"
 #include "memz/sampler.h"
 
@@ -32,6 +33,10 @@ struct row {
 	uint64_t pss, uss, rss, swap;
 	bool has_growth, leak;
 	double growth;
+	const struct cli_base_entry *base; /* --baseline: then, or NULL: new */
+	/* GroupBy cgroup: what the cgroup is called, its usage and limit */
+	const struct memz_cgroup *cg;
+	char cgname[MEMZ_CGROUP_NAME_MAX];
 };
 
 struct top_opts {
@@ -43,6 +48,10 @@ struct top_opts {
 	const char *filter;
 	regex_t re;
 	bool has_re;
+	bool by_cgroup; /* GroupBy cgroup: the cgroup's columns */
+	const char *baseline_file;
+	struct cli_baseline base;
+	bool has_base;
 };
 
 static void usage(FILE *f)
@@ -58,9 +67,13 @@ static void usage(FILE *f)
 		"  -f, --filter TEXT    rows whose name or pid contains TEXT\n"
 		"  -m, --match REGEX    rows whose name or pid matches REGEX (extended)\n"
 		"  -b, --bytes          raw bytes instead of KiB/MiB/GiB\n"
+		"      --baseline FILE  a SINCE column: PSS change since FILE, a saved\n"
+		"                       `memz json --out FILE` (\"new\": not in it)\n"
 		"      --set NAME=VALUE a memz setting (ProcRoot, GroupBy, Leak*, ...)\n"
 		"  -h, --help           this text\n\n"
-		"GROWTH is the detector's PSS growth estimate; '-' until two samples.\n");
+		"GROWTH is the detector's PSS growth estimate; '-' until two samples.\n"
+		"With --set GroupBy=cgroup, NAME is the unit, container or pod and\n"
+		"CGROUP/LIMIT are the cgroup's own usage and limit (largest groups only).\n");
 }
 
 /* Growth is known once the detector rests on two samples. */
@@ -122,10 +135,51 @@ static int cmp_rows(const void *pa, const void *pb)
 	return c;
 }
 
-static size_t collect(const struct top_opts *o, const struct memz_snapshot *s,
+/* The sampler names published groups; the rest get the name the path
+ * alone gives (no container name: that takes a read). */
+static void name_cgroup(const struct top_opts *o, const struct memz_group *g,
+			struct row *r)
+{
+	struct memz_cgroup_name n;
+
+	if (!o->by_cgroup)
+		return;
+	r->cg = g->cgroup;
+	if (g->cgroup)
+		snprintf(r->cgname, sizeof r->cgname, "%s", g->cgroup->n.name);
+	else if (!memz_cgroup_parse(r->name, &n))
+		snprintf(r->cgname, sizeof r->cgname, "%s", n.name);
+	if (r->cgname[0])
+		r->name = r->cgname; /* filters match what is shown */
+}
+
+/* A signed change in bytes: "+1.2 MiB", "-512 B", or "new". */
+static const char *since(const struct top_opts *o, const struct row *r,
+			 char *buf, size_t len)
+{
+	char b[32];
+	bool down;
+
+	if (!r->base) {
+		snprintf(buf, len, "new");
+		return buf;
+	}
+	down = r->pss < r->base->pss;
+	snprintf(buf, len, "%s%s", down ? "-" : "+",
+		 cli_bytes(down ? r->base->pss - r->pss : r->pss - r->base->pss,
+			   o->raw, b, sizeof b));
+	return buf;
+}
+
+static size_t collect(struct top_opts *o, const struct memz_snapshot *s,
 		      struct row *rows)
 {
 	size_t n = 0;
+
+	for (size_t i = 0; i < o->base.groups.n; i++)
+		o->base.groups.e[i].seen = false;
+	for (size_t i = 0; i < o->base.procs.n; i++)
+		o->base.procs.e[i].seen = false;
 
 	if (o->processes) {
 		for (size_t i = 0; i < s->view.n_procs; i++) {
@@ -137,6 +191,14 @@ static size_t collect(const struct top_opts *o, const struct memz_snapshot *s,
 					 .rss = p->mem.rss, .swap = p->mem.swap };
 
 			fill_verdict(&r, &p->det.verdict);
+			if (o->has_base) {
+				struct cli_base_entry *e = cli_baseline_proc(
+					&o->base, p->pid, p->start);
+
+				if (e)
+					e->seen = true;
+				r.base = e;
+			}
 			if (row_selected(o, &r))
 				rows[n++] = r;
 		}
@@ -149,10 +211,23 @@ static size_t collect(const struct top_opts *o, const struct memz_snapshot *s,
 					 .rss = g->rss, .swap = g->swap };
 
 			fill_verdict(&r, &g->det.verdict);
+			if (o->has_base) {
+				struct cli_base_entry *e =
+					cli_baseline_group(&o->base, r.name);
+
+				if (e)
+					e->seen = true;
+				r.base = e;
+			}
+			name_cgroup(o, g, &r);
 			if (row_selected(o, &r))
 				rows[n++] = r;
 		}
 	}
+	/* the rows hold their names: point at them once the array is final */
+	for (size_t i = 0; i < n; i++)
+		if (rows[i].cgname[0])
+			rows[i].name = rows[i].cgname;
 	sort_by = o->sort;
 	qsort(rows, n, sizeof *rows, cmp_rows);
 	return n;
@@ -172,12 +247,33 @@ static void print_breakdown(const struct top_opts *o,
 	putchar('\n');
 }
 
-static int print_table(const struct top_opts *o,
+/* What the baseline held that is gone now, so a shrinking table is not
+ * read as nothing changed. */
+static void print_gone(const struct top_opts *o)
+{
+	const struct cli_base_list *l =
+		o->processes ? &o->base.procs : &o->base.groups;
+	size_t gone = 0;
+	uint64_t pss = 0;
+	char b[32];
+
+	for (size_t i = 0; i < l->n; i++)
+		if (!l->e[i].seen) {
+			gone++;
+			pss += l->e[i].pss;
+		}
+	printf("since %s: %zu of its %zu %s gone (%s PSS then)\n",
+	       o->baseline_file, gone, l->n,
+	       o->processes ? "processes" : "groups",
+	       cli_bytes(pss, o->raw, b, sizeof b));
+}
+
+static int print_table(struct top_opts *o,
 		       const struct memz_snapshot *s)
 {
 	size_t cap = o->processes ? s->view.n_procs : s->view.n_groups;
 	struct row *rows = calloc(cap ? cap : 1, sizeof *rows);
-	char b[6][32], name[4 * MEMZ_COMM_MAX + 512];
+	char b[9][32], name[4 * MEMZ_COMM_MAX + 512];
 	size_t n, shown;
 
 	if (!rows) {
@@ -191,9 +287,15 @@ static int print_table(const struct top_opts *o,
 	       o->processes ? s->view.n_procs : s->view.n_groups,
 	       o->processes ? "processes" : "groups", s->view.leak_suspects,
 	       s->view.leak_suspects == 1 ? "" : "s");
-	printf("%8s %11s %11s %11s %11s %13s %-7s %s\n",
-	       o->processes ? "PID" : "PROCS", "PSS", "USS", "RSS", "SWAP",
-	       "GROWTH", "LEAK", "NAME");
+	if (o->has_base)
+		print_gone(o);
+	printf("%8s %11s %11s %11s %11s", o->processes ? "PID" : "PROCS", "PSS",
+	       "USS", "RSS", "SWAP");
+	if (o->by_cgroup && !o->processes)
+		printf(" %11s %11s", "CGROUP", "LIMIT");
+	if (o->has_base)
+		printf(" %11s", "SINCE");
+	printf(" %13s %-7s %s\n", "GROWTH", "LEAK", "NAME");
 	for (size_t i = 0; i < shown; i++) {
 		const struct row *r = &rows[i];
 
@@ -205,12 +307,24 @@ static int print_table(const struct top_opts *o,
 			cli_rate(r->growth, o->raw, b[5], 32);
 		else
 			snprintf(b[5], 32, "-");
-		printf("%8s %11s %11s %11s %11s %13s %-7s %s\n", b[0],
+		printf("%8s %11s %11s %11s %11s", b[0],
 		       cli_bytes(r->pss, o->raw, b[1], 32),
 		       cli_bytes(r->uss, o->raw, b[2], 32),
 		       cli_bytes(r->rss, o->raw, b[3], 32),
-		       cli_bytes(r->swap, o->raw, b[4], 32), b[5],
-		       r->leak ? "[LEAK?]" : "",
+		       cli_bytes(r->swap, o->raw, b[4], 32));
+		if (o->by_cgroup && !o->processes) {
+			bool mem = r->cg && r->cg->has_mem;
+
+			printf(" %11s %11s",
+			       mem ? cli_bytes(r->cg->mem.usage, o->raw, b[6], 32)
+				   : "-",
+			       mem && r->cg->mem.limited
+				       ? cli_bytes(r->cg->mem.limit, o->raw, b[7], 32)
+				       : mem ? "none" : "-");
+		}
+		if (o->has_base)
+			printf(" %11s", since(o, r, b[8], 32));
+		printf(" %13s %-7s %s\n", b[5], r->leak ? "[LEAK?]" : "",
 		       cli_name(r->name, name, sizeof name));
 	}
 	if (shown < n)
@@ -232,6 +346,7 @@ static int parse_args(int argc, char **argv, struct top_opts *o,
 		{ "match", required_argument, NULL, 'm' },
 		{ "bytes", no_argument, NULL, 'b' },
 		{ "set", required_argument, NULL, 'S' },
+		{ "baseline", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -296,6 +411,7 @@ static int parse_args(int argc, char **argv, struct top_opts *o,
 			if (cli_apply_set(set, optarg))
 				return 2;
 			break;
+		case 'B': o->baseline_file = optarg; break;
 		default:
 			return cli_other_option("memz top", c, argv, usage);
 		}
@@ -353,7 +469,19 @@ int cli_top(int argc, char **argv)
 
 	memz_settings_init(&set);
 	rc = parse_args(argc, argv, &o, &set);
+	if (rc < 0 && o.baseline_file) {
+		char err[256];
+
+		if (cli_baseline_load(&o.base, o.baseline_file, err, sizeof err)) {
+			fprintf(stderr, "memz top: --baseline %s: %s\n",
+				o.baseline_file, err);
+			rc = 1;
+		} else {
+			o.has_base = true;
+		}
+	}
 	if (rc < 0) {
+		o.by_cgroup = set.group_by == MEMZ_GROUP_CGROUP;
 		o.tty = isatty(STDOUT_FILENO);
 		if (!o.has_limit && o.tty)
 			o.limit = 25;
@@ -361,5 +489,7 @@ int cli_top(int argc, char **argv)
 	}
 	if (o.has_re)
 		regfree(&o.re);
+	if (o.has_base)
+		cli_baseline_free(&o.base);
 	return rc;
 }
