@@ -348,3 +348,80 @@ bool memz_mapfilter_match(const struct memz_mapfilter *f,
 		return false;
 	return true;
 }
+
+static int cmp_diff(const void *pa, const void *pb)
+{
+	const struct memz_catdiff *a = pa, *b = pb;
+
+	if (a->pss != b->pss)
+		return a->pss > b->pss ? -1 : 1;
+	return (int)a->cat - (int)b->cat;
+}
+
+size_t memz_smapscat_diff(const struct memz_smapscat *then,
+			  const struct memz_smapscat *now,
+			  struct memz_catdiff out[MEMZ_CAT_COUNT])
+{
+	static const enum memz_mapcat usual[] = { MEMZ_CAT_HEAP, MEMZ_CAT_STACK,
+						  MEMZ_CAT_ANON };
+	size_t n = 0;
+
+	for (int c = 0; c < MEMZ_CAT_COUNT; c++) {
+		int64_t d = (int64_t)(now->cat[c].pss - then->cat[c].pss);
+
+		if (d)
+			out[n++] = (struct memz_catdiff){ (enum memz_mapcat)c, d };
+	}
+	qsort(out, n, sizeof *out, cmp_diff);
+	for (size_t i = 0; i < sizeof usual / sizeof usual[0]; i++)
+		if (now->cat[usual[i]].pss == then->cat[usual[i]].pss)
+			out[n++] = (struct memz_catdiff){ usual[i], 0 };
+	return n;
+}
+
+/* One signed size the way a person reads it: "+12.0 MiB", "-512 B". */
+static void fmt_delta(int64_t d, char *buf, size_t len)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
+	uint64_t m = d < 0 ? (uint64_t)0 - (uint64_t)d : (uint64_t)d;
+	double x = (double)m;
+	int u = -1;
+
+	if (m < 1024) {
+		snprintf(buf, len, "%c%llu B", d < 0 ? '-' : '+',
+			 (unsigned long long)m);
+		return;
+	}
+	while (x >= 1024 && u < 3) {
+		x /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%c%.1f %s", d < 0 ? '-' : '+', x, unit[u]);
+}
+
+const char *memz_smapscat_diff_format(const struct memz_catdiff *d, size_t n,
+				      char *buf, size_t len)
+{
+	size_t used = 0;
+
+	if (!len)
+		return buf;
+	buf[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		char one[64], v[32];
+		int k;
+
+		fmt_delta(d[i].pss, v, sizeof v);
+		k = snprintf(one, sizeof one, "%s%s %s", i ? ", " : "",
+			     memz_mapcat_label(d[i].cat), v);
+		/* room for this entry, and a ", ..." after it unless last */
+		if (used + (size_t)k + (i + 1 < n ? 5 : 0) >= len) {
+			if (used && used + 5 < len)
+				memcpy(buf + used, ", ...", 6);
+			break;
+		}
+		memcpy(buf + used, one, (size_t)k + 1);
+		used += (size_t)k;
+	}
+	return buf;
+}

@@ -357,6 +357,16 @@ grep -q "^memz json: cannot read $FIX/.*: Too many open files" "$TMP/err" ||
 grep -q "Bad file descriptor" "$TMP/err" && fail "out of fds: EBADF"
 [ -s "$TMP/out" ] && fail "out of fds, yet printed: $(head -c 200 "$TMP/out")"
 
+# --- inspect: what grew between the first and the last look ------------------
+expect_rc 0 $MEMZ inspect 100 --samples 2 --interval 0.05 $ROOT
+grep -q '^PSS by category since the first look (0\.[0-9] s ago): heap +0 B, thread stacks +0 B, other anonymous +0 B$' "$TMP/out" ||
+	fail "inspect grew line: $(grep 'since the first' "$TMP/out")"
+expect_rc 0 $MEMZ inspect 100 --json --samples 2 --interval 0.05 $ROOT
+json_check "$TMP/out" '[c["pss"] for c in d["grew"]["categories"]] == [0, 0, 0]' \
+	'd["grew"]["over_s"] > 0'
+expect_rc 0 $MEMZ inspect 100 --json $ROOT
+json_check "$TMP/out" 'd["grew"] is None'
+
 # --- json --out and top --baseline -------------------------------------------
 expect_rc 0 $MEMZ json --out "$TMP/base.json" $ROOT
 [ -s "$TMP/out" ] && fail "json --out also wrote to stdout"
@@ -467,6 +477,9 @@ if [ -x "$LEAKER" ]; then
 	while [ ! -s "$TMP/lpid" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
 	expect_rc 0 $MEMZ inspect "$lpid" --json --samples 6 --interval 0.3
 	json_check "$TMP/out" 'd["samples"] == 6 and d["growth"]["samples"] >= 2' \
+		'd["grew"]["categories"][0]["category"] == "anon"' \
+		'd["grew"]["categories"][0]["pss"] > 8 << 20' \
+		'd["grew"]["text"].startswith("other anonymous +")' \
 		'50000 < d["growth"]["mib_per_hour"] < 100000' \
 		'd["rss_max_seen"] >= d["total"]["rss"] - (8 << 20)'
 	expect_rc 0 $MEMZ top -p -b --match '^clileak$' --watch 0.3 --count 5

@@ -394,9 +394,51 @@ static void test_walk_file(void)
 	free(streamed.cat);
 }
 
+/* What grew: moved categories by growth, then the usual leak homes at +0. */
+static void test_diff(void)
+{
+	struct memz_smapscat then, now;
+	struct memz_catdiff d[MEMZ_CAT_COUNT];
+	char buf[256];
+	size_t n;
+
+	memz_smapscat_init(&then);
+	memz_smapscat_init(&now);
+	then.cat[MEMZ_CAT_HEAP].pss = 1 << 20;
+	now.cat[MEMZ_CAT_HEAP].pss = (1 << 20) + (12ull << 20);
+	then.cat[MEMZ_CAT_ANON].pss = 100;
+	now.cat[MEMZ_CAT_ANON].pss = 100 + (7ull << 19);
+	then.cat[MEMZ_CAT_LIB].pss = 5000;
+	now.cat[MEMZ_CAT_LIB].pss = 4488;
+	n = memz_smapscat_diff(&then, &now, d);
+	CHECK_INT(n, 4);
+	CHECK_INT(d[0].cat, MEMZ_CAT_HEAP);
+	CHECK_INT(d[0].pss, 12ll << 20);
+	CHECK_INT(d[1].cat, MEMZ_CAT_ANON);
+	CHECK_INT(d[2].cat, MEMZ_CAT_LIB);
+	CHECK_INT(d[2].pss, -512);
+	CHECK_INT(d[3].cat, MEMZ_CAT_STACK);
+	CHECK_INT(d[3].pss, 0);
+	CHECK_STR(memz_smapscat_diff_format(d, n, buf, sizeof buf),
+		  "heap +12.0 MiB, other anonymous +3.5 MiB, "
+		  "shared libraries -512 B, thread stacks +0 B");
+	/* short buffers cut at a whole entry */
+	CHECK_STR(memz_smapscat_diff_format(d, n, buf, 30),
+		  "heap +12.0 MiB, ...");
+	CHECK_STR(memz_smapscat_diff_format(d, 1, buf, 15), "heap +12.0 MiB");
+	CHECK_STR(memz_smapscat_diff_format(d, n, buf, 5), "");
+
+	/* nothing moved: the usual homes, each +0 */
+	n = memz_smapscat_diff(&then, &then, d);
+	CHECK_INT(n, 3);
+	CHECK_STR(memz_smapscat_diff_format(d, n, buf, sizeof buf),
+		  "heap +0 B, thread stacks +0 B, other anonymous +0 B");
+}
+
 int main(void)
 {
 	test_walk_file();
+	test_diff();
 	test_rules();
 	test_precedence();
 	test_thread_stack_shape();

@@ -142,4 +142,27 @@ struct memz_mapfilter {
 bool memz_mapfilter_match(const struct memz_mapfilter *f,
 			  const struct memz_mapping *m, enum memz_mapcat c);
 
+/*
+ * What a leak is made of: how each category's PSS moved from `then` to
+ * `now` (two reads of one process, minutes apart). out gets the categories
+ * that moved, largest growth first and shrinking ones after, then heap,
+ * thread stacks and other anonymous if they did not move (where a leak
+ * usually lives, so "+0" there is news too). Returns how many (at most
+ * MEMZ_CAT_COUNT).
+ */
+struct memz_catdiff {
+	enum memz_mapcat cat;
+	int64_t pss; /* now - then, bytes */
+};
+
+size_t memz_smapscat_diff(const struct memz_smapscat *then,
+			  const struct memz_smapscat *now,
+			  struct memz_catdiff out[MEMZ_CAT_COUNT]);
+
+/* The diff as a line for a person, e.g.
+ *   heap +12.0 MiB, other anonymous +3.5 MiB, thread stacks +0 B
+ * cut at a whole entry (then ", ...") if len is short. Returns buf. */
+const char *memz_smapscat_diff_format(const struct memz_catdiff *d, size_t n,
+				      char *buf, size_t len);
+
 #endif

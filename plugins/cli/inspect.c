@@ -43,6 +43,10 @@ struct history {
 	unsigned cycles;
 	uint64_t rss_max_seen;
 	struct memz_verdict v;
+	/* smaps by category at the first look, for what grew since */
+	bool has_then;
+	struct memz_smapscat then;
+	double then_t, dt;
 };
 
 static void usage(FILE *f)
@@ -174,6 +178,18 @@ static void print_header(const struct inspect_opts *o,
 		       h->v.r2, h->v.leak ? " [LEAK?]" : "");
 	else
 		printf("growth unknown (one look; --samples N watches a while)\n");
+	if (h->has_then) {
+		struct memz_catdiff d[MEMZ_CAT_COUNT];
+		char line[512];
+		size_t n = memz_smapscat_diff(&h->then, &ins->cats, d);
+
+		if (h->dt < 60)
+			snprintf(b[3], 32, "%.1f s", h->dt);
+		else
+			fmt_duration(h->dt, b[3], 32);
+		printf("PSS by category since the first look (%s ago): %s\n", b[3],
+		       memz_smapscat_diff_format(d, n, line, sizeof line));
+	}
 }
 
 static int print_text(const struct inspect_opts *o,
@@ -298,6 +314,37 @@ static void j_history(yajl_gen g, const struct history *h, uint64_t rss_now)
 	yajl_gen_map_close(g);
 }
 
+/* "grew": PSS change per category since the first look, largest first;
+ * null with one look. */
+static void j_grew(yajl_gen g, const struct history *h,
+		   const struct memz_smapscat *now)
+{
+	struct memz_catdiff d[MEMZ_CAT_COUNT];
+	char line[512];
+	size_t n;
+
+	memz_json_str(g, "grew");
+	if (!h->has_then) {
+		yajl_gen_null(g);
+		return;
+	}
+	n = memz_smapscat_diff(&h->then, now, d);
+	yajl_gen_map_open(g);
+	memz_json_kv_double(g, "over_s", h->dt);
+	memz_json_kv_str(g, "text", memz_smapscat_diff_format(d, n, line,
+							     sizeof line));
+	memz_json_str(g, "categories");
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < n; i++) {
+		yajl_gen_map_open(g);
+		memz_json_kv_str(g, "category", memz_mapcat_name(d[i].cat));
+		memz_json_kv_int(g, "pss", d[i].pss);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+	yajl_gen_map_close(g);
+}
+
 static int print_json(const struct memz_inspect *ins, const struct history *h)
 {
 	yajl_gen g = yajl_gen_alloc(NULL);
@@ -327,6 +374,7 @@ static int print_json(const struct memz_inspect *ins, const struct history *h)
 	memz_json_kv_int(g, "oom_score_adj", ins->oom_score_adj);
 	memz_json_kv_u64(g, "vm_hwm", ins->status.vm_hwm);
 	j_history(g, h, ins->has_rollup ? ins->rollup.rss : ins->cats.total.rss);
+	j_grew(g, h, &ins->cats);
 	memz_json_str(g, "categories");
 	yajl_gen_array_open(g);
 	for (int c = 0; c < MEMZ_CAT_COUNT; c++) {
@@ -503,14 +551,25 @@ int cli_inspect(int argc, char **argv)
 	if (rc >= 0)
 		return rc;
 	memset(&h, 0, sizeof h);
-	if (o.samples && (rc = watch(&o, &set, &h)))
-		return rc;
 	memz_inspect_init(&ins);
 	ins.keep_filter = o.filter;
 	ins.keep_max = o.limit;
 	cmp_key = o.sort;
 	ins.keep_cmp = cmp_maps;
+	/* a first look, so the last can say which categories grew; a
+	 * process gone by now is reported by the last look */
+	if (o.samples >= 2 &&
+	    !memz_inspect_read(&ins, set.proc_root, o.pid, a, &what)) {
+		h.has_then = true;
+		h.then = ins.cats;
+		h.then_t = memz_now();
+	}
+	if (o.samples && (rc = watch(&o, &set, &h))) {
+		memz_inspect_release(&ins, a);
+		return rc;
+	}
 	rc = memz_inspect_read(&ins, set.proc_root, o.pid, a, &what);
+	h.dt = h.has_then ? memz_now() - h.then_t : 0;
 	if (rc == -ENOENT || rc == -ESRCH) {
 		fprintf(stderr, "memz inspect: process %d is gone (no %s/%d%s%s)\n",
 			o.pid, set.proc_root, o.pid, what && strcmp(what, "process") ? "/" : "",
