@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "memz/cgroup.h"
 #include "memz/report.h"
 #include "map.h"
 #include "memz/settings.h"
@@ -188,6 +189,53 @@ static void test_values(void)
 	memz_report_free(&r);
 }
 
+/* GroupBy cgroup: under the operator's name, the cgroup's usage and limit
+ * beside the PSS; no limit, no value; no cgroup, neither. */
+static void test_cgroup_values(void)
+{
+	struct memz_report *r;
+	struct memz_snapshot s;
+	struct memz_group g[3];
+	const struct memz_group *gp[3] = { &g[0], &g[1], &g[2] };
+	struct memz_cgroup web, unit;
+	struct seen out = { .n = 0 };
+
+	memset(&s, 0, sizeof s);
+	memset(g, 0, sizeof g);
+	memset(&web, 0, sizeof web);
+	memset(&unit, 0, sizeof unit);
+	snprintf(web.n.name, sizeof web.n.name, "docker:web");
+	web.has_mem = true;
+	web.mem.usage = 3000;
+	web.mem.limited = true;
+	web.mem.limit = 8000;
+	snprintf(unit.n.name, sizeof unit.n.name, "nginx.service");
+	unit.has_mem = true;
+	unit.mem.usage = 700;
+	for (int i = 0; i < 3; i++) {
+		g[i].reported = true;
+		g[i].pss = 100u - (unsigned)i;
+	}
+	g[0].name = "/system.slice/docker-x.scope";
+	g[0].cgroup = &web;
+	g[1].name = "/system.slice/nginx.service";
+	g[1].cgroup = &unit;
+	g[2].name = "/init.scope";
+	s.view.groups = gp;
+	s.view.n_groups = 3;
+
+	CHECK_INT(memz_report_new(&r, memz_allocator_libc()), 0);
+	values(r, &s, &out);
+	CHECK(val(&out, "docker_web", "memory", "pss") == 100);
+	CHECK(val(&out, "docker_web", "memory", "cgroup_usage") == 3000);
+	CHECK(val(&out, "docker_web", "memory", "cgroup_limit") == 8000);
+	CHECK(val(&out, "nginx.service", "memory", "cgroup_usage") == 700);
+	CHECK(!find(&out, "nginx.service", "memory", "cgroup_limit"));
+	CHECK(find(&out, "_init.scope", "memory", "pss") != NULL);
+	CHECK(!find(&out, "_init.scope", "memory", "cgroup_usage"));
+	memz_report_free(&r);
+}
+
 static void test_events(void)
 {
 	struct memz_event e;
@@ -348,6 +396,7 @@ static void test_example_conf(void)
 int main(void)
 {
 	test_values();
+	test_cgroup_values();
 	test_events();
 	test_config_text();
 	test_config_span();

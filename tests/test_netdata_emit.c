@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "memz/cgroup.h"
 #include "netdata/ndcheck.h"
 #include "../plugins/netdata/emit.h"
 
@@ -544,8 +545,58 @@ static void test_checker_rejects(void)
 	}
 }
 
+/* GroupBy cgroup: a cgroup's usage and limit are charted from the first
+ * cycle a group has them, under the operator's name, and a group without
+ * a limit sets no value on the limit chart. */
+static void test_cgroup_charts(void)
+{
+	struct script s;
+	struct memz_cgroup web, batch;
+	long long v;
+	const char *id;
+
+	script_init(&s);
+	group(&s, 0, "/system.slice/docker-x.scope", 30, true);
+	group(&s, 1, "/system.slice/batch.service", 20, true);
+	cycle(&s, (int[]){ 0, 1 }, 2);
+	CHECK(!ndc_has_chart(s.chk, "memz.group_cgroup_usage"));
+	CHECK(!ndc_has_chart(s.chk, "memz.group_cgroup_limit"));
+
+	memset(&web, 0, sizeof web);
+	snprintf(web.n.name, sizeof web.n.name, "docker:web");
+	web.has_mem = true;
+	web.mem.version = 2;
+	web.mem.usage = 300 * MIB;
+	web.mem.limited = true;
+	web.mem.limit = 512 * MIB;
+	memset(&batch, 0, sizeof batch);
+	snprintf(batch.n.name, sizeof batch.n.name, "batch.service");
+	batch.has_mem = true;
+	batch.mem.usage = 100 * MIB;
+	/* names first published with their cgroup take its name */
+	group(&s, 2, "/system.slice/docker-y.scope", 10, true)->cgroup = &web;
+	group(&s, 3, "/system.slice/other.service", 5, true)->cgroup = &batch;
+	cycle(&s, (int[]){ 0, 1, 2, 3 }, 4);
+	CHECK(ndc_has_chart(s.chk, "memz.group_cgroup_usage"));
+	CHECK(ndc_has_chart(s.chk, "memz.group_cgroup_limit"));
+	CHECK_INT(last(&s, "memz.group_cgroup_usage", "docker:web"), 300 * MIB);
+	CHECK_INT(last(&s, "memz.group_cgroup_limit", "docker:web"), 512 * MIB);
+	CHECK_INT(last(&s, "memz.group_cgroup_usage", "batch.service"), 100 * MIB);
+	id = ndc_dim_id(s.chk, "memz.group_cgroup_limit", "batch.service");
+	CHECK(id != NULL);
+	CHECK(id && !ndc_last(s.chk, "memz.group_cgroup_limit", id, &v));
+	CHECK_STR(ndc_dim_id(s.chk, "memz.group_pss", "docker:web"),
+		  "docker_web");
+	/* the groups without a cgroup set nothing on its charts */
+	id = ndc_dim_id(s.chk, "memz.group_cgroup_usage",
+			"/system.slice/docker-x.scope");
+	CHECK(id && !ndc_last(s.chk, "memz.group_cgroup_usage", id, &v));
+	script_free(&s);
+}
+
 int main(void)
 {
+	test_cgroup_charts();
 	test_checker_rejects();
 	test_fixed_charts();
 	test_hostile_names();
