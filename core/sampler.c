@@ -106,6 +106,10 @@ int memz_sampler_open(struct memz_sampler **out,
 	if (rc)
 		goto fail;
 	memz_table_on_retire(s->table, on_retire, s);
+	rc = memz_leakparts_new(&s->leakparts, set->proc_root,
+				set->leak_parts_delay, set->leak_parts_max_rss, a);
+	if (rc)
+		goto fail;
 	if (set->group_by == MEMZ_GROUP_CGROUP) {
 		rc = memz_cgroups_new(&s->cgroups, set->sys_root,
 				      set->docker_root, set->cgroup_refresh, a);
@@ -154,6 +158,7 @@ void memz_sampler_free(struct memz_sampler **sp)
 		return;
 	memz_table_free(&s->table);
 	memz_cgroups_free(&s->cgroups);
+	memz_leakparts_free(&s->leakparts);
 	memz_sysfiles_release(&s->sys);
 	memz_pidwatch_release(&s->pids);
 	if (s->dir)
@@ -490,9 +495,12 @@ int memz_sampler_run(struct memz_sampler *s, double now,
 {
 	struct memz_pace_input pin;
 	uint64_t anon = 0;
+	unsigned long reads;
 	int rc;
 
 	memset(&snap->stats, 0, sizeof snap->stats);
+	snap->leak_parts = NULL;
+	snap->n_leak_parts = 0;
 	s->st = &snap->stats;
 	s->files.files_read = s->files.files_opened = 0;
 	s->files.fd_short = 0;
@@ -525,6 +533,11 @@ int memz_sampler_run(struct memz_sampler *s, double now,
 	rc = attach_cgroups(s, &snap->view, now);
 	if (rc)
 		return rc;
+	reads = memz_leakparts_stats(s->leakparts)->reads;
+	memz_leakparts_cycle(s->leakparts, &snap->view, now, &snap->leak_parts,
+			     &snap->n_leak_parts);
+	snap->stats.files_read +=
+		(unsigned)(memz_leakparts_stats(s->leakparts)->reads - reads);
 
 	snap->rollup_fallback = s->no_rollup;
 	snap->pss_anon_fallback = false;

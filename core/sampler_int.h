@@ -25,6 +25,7 @@ struct memz_sampler {
 	const struct memz_allocator *a;
 	struct memz_table *table;
 	struct memz_cgroups *cgroups; /* GroupBy cgroup only */
+	struct memz_leakparts *leakparts;
 	struct memz_sysfiles sys;
 	struct memz_pace pace;
 	struct memz_pidwatch pids;

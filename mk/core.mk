@@ -12,6 +12,7 @@ libmemz_la_SOURCES += \
 	include/memz/cgroup.h core/cgroup.c \
 	include/memz/smapscat.h core/smapscat.c \
 	include/memz/inspect.h core/inspect.c \
+	include/memz/leakparts.h core/leakparts.c \
 	include/memz/detector.h core/detector.c \
 	include/memz/pace.h core/pace.c \
 	include/memz/budget.h core/budget.c \
@@ -135,3 +136,9 @@ check_PROGRAMS += tests/test_cgroup
 tests_test_cgroup_SOURCES = tests/test_cgroup.c tests/check.h tests/counting_alloc.h
 tests_test_cgroup_CPPFLAGS = $(CORE_FIXTURES_CPPFLAGS) $(YAJL_CFLAGS)
 tests_test_cgroup_LDADD = libmemz.la $(YAJL_LIBS)
+
+UNIT_TESTS += tests/test_leakparts
+check_PROGRAMS += tests/test_leakparts
+tests_test_leakparts_SOURCES = tests/test_leakparts.c tests/check.h tests/counting_alloc.h
+tests_test_leakparts_CPPFLAGS = $(CORE_FIXTURES_CPPFLAGS) $(YAJL_CFLAGS)
+tests_test_leakparts_LDADD = libmemz.la $(YAJL_LIBS)

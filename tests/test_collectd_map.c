@@ -236,6 +236,36 @@ static void test_cgroup_values(void)
 	memz_report_free(&r);
 }
 
+/* What a leak is made of: a WARNING after the verdict's, naming the
+ * categories in its message and its meta data. */
+static void test_leakpart(void)
+{
+	struct memz_leakpart lp;
+	struct cdm_notif m;
+
+	memset(&lp, 0, sizeof lp);
+	snprintf(lp.name, sizeof lp.name, "a\nb");
+	lp.pid = 7;
+	lp.over_s = 300;
+	snprintf(lp.text, sizeof lp.text, "heap +12.0 MiB, thread stacks +0 B");
+	cdm_leakpart(&lp, &m);
+	CHECK(!m.okay);
+	CHECK_STR(m.message, "[LEAK?] process a_b (pid 7) is made of: heap "
+			     "+12.0 MiB, thread stacks +0 B (PSS change over 300 s)");
+	CHECK_STR(m.parts, "heap +12.0 MiB, thread stacks +0 B");
+	CHECK_STR(m.kind, "process");
+	CHECK_STR(m.plugin_instance, "a_b");
+	CHECK_INT(m.pid, 7);
+	lp.is_group = true;
+	memset(lp.text, 'x', sizeof lp.text - 1);
+	lp.text[sizeof lp.text - 1] = '\0';
+	cdm_leakpart(&lp, &m);
+	CHECK(!strncmp(m.message, "[LEAK?] group a_b (largest member pid 7) is "
+				  "made of: xxx", 50));
+	CHECK_INT(strlen(m.message), CDM_MESSAGE_MAX - 1);
+	CHECK_STR(m.kind, "group");
+}
+
 static void test_events(void)
 {
 	struct memz_event e;
@@ -397,6 +427,7 @@ int main(void)
 {
 	test_values();
 	test_cgroup_values();
+	test_leakpart();
 	test_events();
 	test_config_text();
 	test_config_span();

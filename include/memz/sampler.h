@@ -42,6 +42,7 @@
 
 #include "memz/alloc.h"
 #include "memz/breakdown.h"
+#include "memz/leakparts.h"
 #include "memz/pace.h"
 #include "memz/settings.h"
 #include "memz/sysinfo.h"
@@ -82,6 +83,9 @@ struct memz_snapshot {
 	struct memz_vmstat vm;
 	struct memz_breakdown br;
 	struct memz_table_view view; /* processes, groups, events, suspects */
+	/* what suspects' leaks are made of, found this cycle (leakparts.h) */
+	const struct memz_leakpart *leak_parts;
+	size_t n_leak_parts;
 	struct memz_cycle_stats stats;
 	enum memz_pace_mode pace;
 	unsigned interval_ms;  /* what the pace policy asks for next */

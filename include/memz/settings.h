@@ -69,6 +69,8 @@ struct memz_settings {
 	double leak_bucket;       /* s, width of one long-horizon bucket */
 	double leak_min_size;     /* bytes of PSS below which nothing is judged */
 	double leak_join_settle;  /* s a new member's growth counts as joining */
+	double leak_parts_delay;  /* s between a suspect's two smaps reads */
+	double leak_parts_max_rss; /* bytes of RSS above which smaps is not read */
 
 	/* pace policy */
 	enum memz_pace_setting pace;

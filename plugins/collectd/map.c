@@ -112,6 +112,33 @@ static void fmt_rate(double bps, char *buf, size_t len)
 	snprintf(buf, len, "%.1f %s", v, unit[u]);
 }
 
+void cdm_leakpart(const struct memz_leakpart *lp, struct cdm_notif *out)
+{
+	char who[CDM_INSTANCE_MAX + 32];
+
+	memset(out, 0, sizeof *out);
+	out->kind = lp->is_group ? "group" : "process";
+	out->horizon = "";
+	out->pid = lp->pid;
+	out->parts = lp->text;
+	out->over_s = lp->over_s;
+	memz_sanitize_id(lp->name, strlen(lp->name), out->plugin_instance,
+			 sizeof out->plugin_instance);
+	memz_sanitize_label(lp->name, strlen(lp->name), out->name,
+			    sizeof out->name);
+	if (lp->is_group)
+		snprintf(who, sizeof who, "group %s (largest member pid %d)",
+			 out->name, lp->pid);
+	else
+		snprintf(who, sizeof who, "process %s (pid %d)", out->name,
+			 lp->pid);
+	/* a long list is cut here; the "parts" meta data holds it whole */
+	if (snprintf(out->message, sizeof out->message,
+		     "[LEAK?] %s is made of: %s (PSS change over %.0f s)", who,
+		     lp->text, lp->over_s) >= (int)sizeof out->message)
+		out->message[sizeof out->message - 1] = '\0';
+}
+
 void cdm_event(const struct memz_event *e, struct cdm_notif *out)
 {
 	const struct memz_verdict *v = &e->verdict;

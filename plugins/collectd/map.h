@@ -50,9 +50,14 @@ struct cdm_notif {
 	double rate_bps, r2;
 	unsigned samples;
 	int confidence;
+	const char *parts; /* cdm_leakpart: the categories that grew, or NULL */
+	double over_s;     /* cdm_leakpart: seconds between the two reads */
 };
 
 void cdm_event(const struct memz_event *e, struct cdm_notif *out);
+/* What a suspect's leak is made of, as a WARNING that follows the verdict's
+ * ("[LEAK?] process app (pid 7) is made of: heap +12.0 MiB, ..."). */
+void cdm_leakpart(const struct memz_leakpart *lp, struct cdm_notif *out);
 
 /* One oconfig value as the text memz_settings_set() parses: numbers without
  * trailing zeros ("%.15g"), booleans as true/false. */

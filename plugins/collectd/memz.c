@@ -153,6 +153,28 @@ static void notify(const struct memz_event *e)
 	plugin_notification_meta_free(n.meta);
 }
 
+static void notify_parts(const struct memz_leakpart *lp)
+{
+	notification_t n = { .severity = NOTIF_WARNING, .meta = NULL };
+	struct cdm_notif m;
+
+	cdm_leakpart(lp, &m);
+	n.time = cdtime();
+	sstrncpy(n.host, hostname_g, sizeof n.host);
+	sstrncpy(n.plugin, PLUGIN, sizeof n.plugin);
+	sstrncpy(n.plugin_instance, m.plugin_instance, sizeof n.plugin_instance);
+	sstrncpy(n.type, "memory", sizeof n.type);
+	sstrncpy(n.type_instance, "pss", sizeof n.type_instance);
+	sstrncpy(n.message, m.message, sizeof n.message);
+	plugin_notification_meta_add_signed_int(&n, "pid", m.pid);
+	plugin_notification_meta_add_string(&n, "kind", m.kind);
+	plugin_notification_meta_add_string(&n, "name", m.name);
+	plugin_notification_meta_add_string(&n, "parts", m.parts);
+	plugin_notification_meta_add_double(&n, "over_s", m.over_s);
+	plugin_dispatch_notification(&n);
+	plugin_notification_meta_free(n.meta);
+}
+
 struct dispatch_ctx {
 	cdtime_t time;
 };
@@ -196,6 +218,8 @@ static int memz_read(user_data_t *ud)
 		memz_clock_sampled(&clk, now, snap.interval_ms);
 		for (size_t i = 0; i < snap.view.n_events; i++)
 			notify(&snap.view.events[i]);
+		for (size_t i = 0; i < snap.n_leak_parts; i++)
+			notify_parts(&snap.leak_parts[i]);
 	}
 	/* Values carry the time they go out, which a first sample (every
 	 * process read exactly) may have pushed well past `now`. */

@@ -1,0 +1,179 @@
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "memz/inspect.h"
+#include "memz/leakparts.h"
+
+struct slot {
+	bool used;
+	char name[MEMZ_LEAKPARTS_NAME_MAX];
+	bool is_group;
+	int pid;
+	unsigned long long start;
+	double t0;
+	struct memz_smapscat then;
+};
+
+struct memz_leakparts {
+	const struct memz_allocator *a;
+	char proc_root[256];
+	double delay, max_rss;
+	struct memz_inspect ins; /* its buffers grow once and are reused */
+	struct slot slot[MEMZ_LEAKPARTS_SLOTS];
+	struct memz_leakpart done[MEMZ_LEAKPARTS_SLOTS];
+	struct memz_leakparts_stats st;
+};
+
+int memz_leakparts_new(struct memz_leakparts **out, const char *proc_root,
+		       double delay, double max_rss,
+		       const struct memz_allocator *a)
+{
+	struct memz_leakparts *lp = memz_realloc(a, NULL, sizeof *lp);
+
+	*out = NULL;
+	if (!lp)
+		return -ENOMEM;
+	memset(lp, 0, sizeof *lp);
+	lp->a = a;
+	snprintf(lp->proc_root, sizeof lp->proc_root, "%s", proc_root);
+	lp->delay = delay;
+	lp->max_rss = max_rss;
+	memz_inspect_init(&lp->ins);
+	/* only the sums are wanted: keep no mapping */
+	lp->ins.keep_max = 1;
+	*out = lp;
+	return 0;
+}
+
+void memz_leakparts_free(struct memz_leakparts **plp)
+{
+	struct memz_leakparts *lp = *plp;
+
+	if (!lp)
+		return;
+	memz_inspect_release(&lp->ins, lp->a);
+	memz_free(lp->a, plp);
+}
+
+static const struct memz_proc *find(const struct memz_table_view *v, int pid,
+				    unsigned long long start)
+{
+	for (size_t i = 0; i < v->n_procs; i++)
+		if (v->procs[i]->pid == pid && v->procs[i]->start == start)
+			return v->procs[i];
+	return NULL;
+}
+
+/* The process a verdict is about: its own, or a group's largest member. */
+static const struct memz_proc *target(const struct memz_table_view *v,
+				      const struct memz_event *e)
+{
+	const struct memz_proc *best = NULL;
+
+	if (e->pid)
+		return find(v, e->pid, e->start);
+	for (size_t i = 0; i < v->n_procs; i++) {
+		const struct memz_proc *p = v->procs[i];
+
+		if (p->group && p->group->name && e->name &&
+		    !strcmp(p->group->name, e->name) &&
+		    (!best || p->mem.pss > best->mem.pss))
+			best = p;
+	}
+	return best;
+}
+
+/* smaps of p summed by category; false if it could not be read or is no
+ * longer p (a reused pid). */
+static bool read_cats(struct memz_leakparts *lp, const struct memz_proc *p,
+		      struct memz_smapscat *out)
+{
+	const char *what;
+	int rc;
+
+	if ((double)p->mem.rss > lp->max_rss) {
+		lp->st.too_big++;
+		return false;
+	}
+	lp->st.reads++;
+	rc = memz_inspect_read(&lp->ins, lp->proc_root, p->pid, lp->a, &what);
+	if (rc || lp->ins.stat.start_time != p->start)
+		return false;
+	*out = lp->ins.cats;
+	return true;
+}
+
+static void start(struct memz_leakparts *lp, const struct memz_table_view *v,
+		  const struct memz_event *e, double now)
+{
+	const struct memz_proc *p = target(v, e);
+	struct slot *free_slot = NULL;
+
+	if (!p)
+		return;
+	for (size_t i = 0; i < MEMZ_LEAKPARTS_SLOTS; i++) {
+		if (lp->slot[i].used && lp->slot[i].pid == p->pid &&
+		    lp->slot[i].start == p->start)
+			return; /* its process and its group: one read will do */
+		if (!lp->slot[i].used && !free_slot)
+			free_slot = &lp->slot[i];
+	}
+	if (!free_slot) {
+		lp->st.busy++;
+		return;
+	}
+	if (!read_cats(lp, p, &free_slot->then))
+		return;
+	free_slot->used = true;
+	snprintf(free_slot->name, sizeof free_slot->name, "%s",
+		 e->name ? e->name : "");
+	free_slot->is_group = e->is_group;
+	free_slot->pid = p->pid;
+	free_slot->start = p->start;
+	free_slot->t0 = now;
+}
+
+int memz_leakparts_cycle(struct memz_leakparts *lp,
+			 const struct memz_table_view *v, double now,
+			 const struct memz_leakpart **done, size_t *n_done)
+{
+	size_t n = 0;
+
+	*done = lp->done;
+	*n_done = 0;
+	if (lp->max_rss <= 0)
+		return 0;
+	for (size_t i = 0; i < MEMZ_LEAKPARTS_SLOTS; i++) {
+		struct slot *s = &lp->slot[i];
+		struct memz_leakpart *d = &lp->done[n];
+		const struct memz_proc *p;
+		struct memz_smapscat now_cats;
+
+		if (!s->used || now - s->t0 < lp->delay)
+			continue;
+		s->used = false;
+		p = find(v, s->pid, s->start);
+		if (!p || !read_cats(lp, p, &now_cats))
+			continue;
+		memcpy(d->name, s->name, sizeof d->name);
+		d->is_group = s->is_group;
+		d->pid = s->pid;
+		d->start = s->start;
+		d->over_s = now - s->t0;
+		d->n = memz_smapscat_diff(&s->then, &now_cats, d->d);
+		memz_smapscat_diff_format(d->d, d->n, d->text, sizeof d->text);
+		n++;
+	}
+	for (size_t i = 0; i < v->n_events; i++)
+		if (v->events[i].kind == MEMZ_EVENT_LEAK)
+			start(lp, v, &v->events[i], now);
+	*n_done = n;
+	return 0;
+}
+
+const struct memz_leakparts_stats *
+memz_leakparts_stats(const struct memz_leakparts *lp)
+{
+	return &lp->st;
+}

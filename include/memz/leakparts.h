@@ -1,0 +1,73 @@
+/*
+ * leakparts.h - what a leak is made of: a suspect's smaps read twice,
+ * LeakPartsDelay seconds apart, and compared by mapping category
+ * (smapscat.h), e.g. "heap +12.0 MiB, other anonymous +3.5 MiB, thread
+ * stacks +0 B".
+ *
+ * A growth rate says that a process leaks; which of heap, thread stacks or
+ * anonymous mmaps grew says where to look. The first read is taken in the
+ * cycle a verdict starts: of the process, or for a group of its largest
+ * member (by PSS). The second goes LeakPartsDelay later, if the same
+ * process (pid and start time) is still there; the finding comes out in
+ * that cycle, once.
+ *
+ * Cost: reading full smaps makes the kernel walk the process's page tables
+ * with its memory lock held (about 12 ms per GiB resident), stalling a big
+ * process's page faults meanwhile. So a process whose RSS is above
+ * LeakPartsMaxRss is never read (counted in too_big; 0 turns the feature
+ * off), at most MEMZ_LEAKPARTS_SLOTS reads are pending at once (further
+ * suspects wait for a later verdict), and nothing is read between events:
+ * two reads per verdict, none per cycle.
+ */
+#ifndef MEMZ_LEAKPARTS_H
+#define MEMZ_LEAKPARTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "memz/alloc.h"
+#include "memz/smapscat.h"
+#include "memz/table.h"
+
+#define MEMZ_LEAKPARTS_SLOTS 4
+#define MEMZ_LEAKPARTS_NAME_MAX 64
+
+struct memz_leakpart {
+	char name[MEMZ_LEAKPARTS_NAME_MAX]; /* the verdict's, raw bytes, cut */
+	bool is_group;
+	int pid; /* the process read */
+	unsigned long long start;
+	double over_s; /* between the two reads */
+	struct memz_catdiff d[MEMZ_CAT_COUNT];
+	size_t n;
+	char text[256]; /* memz_smapscat_diff_format() of d */
+};
+
+struct memz_leakparts_stats {
+	unsigned long reads;   /* smaps reads made */
+	unsigned long too_big; /* suspects above max_rss, not read */
+	unsigned long busy;    /* suspects with every slot taken */
+};
+
+struct memz_leakparts;
+
+/* proc_root is copied. delay in s; max_rss in bytes (0: never read). */
+int memz_leakparts_new(struct memz_leakparts **out, const char *proc_root,
+		       double delay, double max_rss,
+		       const struct memz_allocator *a);
+void memz_leakparts_free(struct memz_leakparts **lp);
+
+/*
+ * One cycle at now, after the table's: start a read for each of v's leak
+ * events, finish those due. *done gets this cycle's findings (valid until
+ * the next call). A read that fails (the process gone or changed, out of
+ * memory) gives no finding; returns 0.
+ */
+int memz_leakparts_cycle(struct memz_leakparts *lp,
+			 const struct memz_table_view *v, double now,
+			 const struct memz_leakpart **done, size_t *n_done);
+
+const struct memz_leakparts_stats *
+memz_leakparts_stats(const struct memz_leakparts *lp);
+
+#endif
