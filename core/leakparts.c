@@ -128,7 +128,9 @@ static void start(struct memz_leakparts *lp, const struct memz_table_view *v,
 	free_slot->used = true;
 	snprintf(free_slot->name, sizeof free_slot->name, "%s",
 		 e->name ? e->name : "");
-	free_slot->is_group = e->is_group;
+	/* a group of one is that process (table.h): named as the process,
+	 * as its verdict is */
+	free_slot->is_group = e->is_group && !e->pid;
 	free_slot->pid = p->pid;
 	free_slot->start = p->start;
 	free_slot->t0 = now;

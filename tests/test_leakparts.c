@@ -172,9 +172,11 @@ int main(void)
 	make_tree();
 	write_smaps(false);
 
-	/* a process's verdict: read now, again 300 s later, once */
+	/* a process's verdict (here that of its group of one, which the
+	 * table gives with the pid): read now, again 300 s later, once */
 	CHECK_INT(memz_leakparts_new(&lp, root, 300, 1 << 30, &a), 0);
 	world_init(&w, start);
+	w.e.is_group = true;
 	w.e.pid = 100;
 	w.e.start = start;
 	CHECK_INT(cycle(lp, &w, 1000, true, &d), 0);
