@@ -32,8 +32,8 @@ endif
 # cannot run: no collectd, no memz.so, or a sanitizer build).
 INTEGRATION_TESTS += tests/it_collectd_breakdown.sh
 EXTRA_DIST += tests/it_collectd_breakdown.sh
-INTEGRATION_TESTS += tests/it_collectd_leak.sh
-EXTRA_DIST += tests/it_collectd_leak.sh
+INTEGRATION_TESTS += tests/it_collectd_leak.sh tests/it_collectd_leakparts.sh
+EXTRA_DIST += tests/it_collectd_leak.sh tests/it_collectd_leakparts.sh
 INTEGRATION_TESTS += tests/it_collectd_flat.sh
 EXTRA_DIST += tests/it_collectd_flat.sh
 INTEGRATION_TESTS += tests/it_collectd_badconf.sh
