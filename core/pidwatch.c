@@ -52,8 +52,9 @@ int memz_parse_loadavg_pids(const char *buf, size_t len, int *tasks,
 void memz_pidwatch_init(struct memz_pidwatch *w)
 {
 	w->fd = -1;
-	w->primed = false;
+	w->primed = w->has_prev = false;
 	w->last_pid = w->tasks = 0;
+	w->prev_last_pid = w->prev_tasks = 0;
 }
 
 /* ProcRoot/self is a symlink to our pid as ProcRoot's namespace numbers it. */
@@ -104,9 +105,12 @@ unsigned memz_pidwatch_changed(struct memz_pidwatch *w)
 		return all;
 	if (memz_pread_file(w->fd, w->buf, sizeof w->buf, &len) ||
 	    memz_parse_loadavg_pids(w->buf, len, &tasks, &last)) {
-		w->primed = false;
+		w->primed = w->has_prev = false;
 		return all;
 	}
+	w->has_prev = w->primed;
+	w->prev_last_pid = w->last_pid;
+	w->prev_tasks = w->tasks;
 	if (!w->primed)
 		what = all;
 	else if (last != w->last_pid)
@@ -117,6 +121,30 @@ unsigned memz_pidwatch_changed(struct memz_pidwatch *w)
 	w->tasks = tasks;
 	w->primed = true;
 	return what;
+}
+
+bool memz_pidwatch_span(const struct memz_pidwatch *w, int *from, int *to,
+			int *delta)
+{
+	if (w->fd < 0 || !w->primed || !w->has_prev ||
+	    w->last_pid < w->prev_last_pid)
+		return false;
+	*from = w->prev_last_pid;
+	*to = w->last_pid;
+	*delta = w->tasks - w->prev_tasks;
+	return true;
+}
+
+bool memz_pidwatch_still(struct memz_pidwatch *w)
+{
+	size_t len;
+	int tasks, last;
+
+	if (w->fd < 0 || !w->primed ||
+	    memz_pread_file(w->fd, w->buf, sizeof w->buf, &len) ||
+	    memz_parse_loadavg_pids(w->buf, len, &tasks, &last))
+		return false;
+	return tasks == w->tasks && last == w->last_pid;
 }
 
 void memz_pidwatch_release(struct memz_pidwatch *w)

@@ -91,6 +91,51 @@ static void open_watch(struct memz_pidwatch *w)
 
 #define BOTH (MEMZ_PIDWATCH_NEW | MEMZ_PIDWATCH_GONE)
 
+/* The span of pids handed out between two reads and the change in the task
+ * count; still-ness is a third read that leaves them alone. */
+static void span_and_still(void)
+{
+	struct memz_pidwatch w;
+	int from = -1, to = -1, delta = -99;
+
+	put("loadavg", "0.00 0.00 0.00 1/100 500\n");
+	open_watch(&w);
+	CHECK(!memz_pidwatch_span(&w, &from, &to, &delta)); /* no read yet */
+	CHECK(!memz_pidwatch_still(&w));
+	memz_pidwatch_changed(&w);
+	CHECK(!memz_pidwatch_span(&w, &from, &to, &delta)); /* one read */
+	CHECK(memz_pidwatch_still(&w));
+	put("loadavg", "0.00 0.00 0.00 1/98 510\n");
+	CHECK(!memz_pidwatch_still(&w));
+	CHECK(!memz_pidwatch_still(&w)); /* it changed nothing */
+	CHECK_INT(memz_pidwatch_changed(&w), BOTH);
+	CHECK(memz_pidwatch_span(&w, &from, &to, &delta));
+	CHECK_INT(from, 500);
+	CHECK_INT(to, 510);
+	CHECK_INT(delta, -2);
+	CHECK(memz_pidwatch_still(&w));
+	put("loadavg", "0.00 0.00 0.00 1/97 510\n"); /* an exit, no fork */
+	CHECK(!memz_pidwatch_still(&w));
+	CHECK_INT(memz_pidwatch_changed(&w), MEMZ_PIDWATCH_GONE);
+	CHECK(memz_pidwatch_span(&w, &from, &to, &delta));
+	CHECK_INT(from, 510);
+	CHECK_INT(to, 510);
+	CHECK_INT(delta, -1);
+	put("loadavg", "0.00 0.00 0.00 1/99 7\n"); /* wrapped: not a span */
+	CHECK_INT(memz_pidwatch_changed(&w), BOTH);
+	CHECK(!memz_pidwatch_span(&w, &from, &to, &delta));
+	put("loadavg", "garbled\n");
+	memz_pidwatch_changed(&w);
+	CHECK(!memz_pidwatch_still(&w));
+	put("loadavg", "0.00 0.00 0.00 1/99 9\n");
+	memz_pidwatch_changed(&w); /* after a failed read: starts over */
+	CHECK(!memz_pidwatch_span(&w, &from, &to, &delta));
+	memz_pidwatch_changed(&w);
+	CHECK(memz_pidwatch_span(&w, &from, &to, &delta));
+	CHECK_INT(from, 9);
+	memz_pidwatch_release(&w);
+}
+
 static void fixture(void)
 {
 	struct memz_pidwatch w;
@@ -155,6 +200,8 @@ static void fixture(void)
 	memz_pidwatch_release(&w);
 	CHECK(!memz_pidwatch_on(&w));
 	memz_pidwatch_release(&w); /* twice is fine */
+
+	span_and_still();
 
 	{
 		char cmd[300];

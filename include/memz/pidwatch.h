@@ -19,6 +19,12 @@
  * not parsing) leaves the watch off, and off means "new and gone" every
  * time.
  *
+ * Between two reads, the span of pids handed out and the change in the
+ * task count tell more: a task created and gone in between shows in
+ * neither the count nor a lookup, so the caller that looks up every pid of
+ * the span and counts the tasks it finds knows exactly how many of the
+ * tasks it already knew exited (sampler.c uses that).
+ *
  * _init opens nothing and never fails; _open decides once; _release closes
  * and leaves the struct as _init does.
  */
@@ -31,7 +37,9 @@
 struct memz_pidwatch {
 	int fd;        /* ProcRoot/loadavg, kept open; -1 when off */
 	bool primed;   /* last_pid and tasks hold an earlier _changed's read */
+	bool has_prev; /* so do prev_last_pid and prev_tasks, the one before */
 	int last_pid, tasks;
+	int prev_last_pid, prev_tasks;
 	char buf[128]; /* loadavg is one short line */
 };
 
@@ -50,6 +58,20 @@ bool memz_pidwatch_on(const struct memz_pidwatch *w);
 /* What may have happened since the previous call: both when off, on the
  * first call, and when loadavg cannot be read; 0 when nothing did. */
 unsigned memz_pidwatch_changed(struct memz_pidwatch *w);
+/*
+ * After a _changed that read loadavg twice in a row: the pids handed out
+ * between the two reads are (from, to], and tasks now minus tasks then is
+ * *delta. False when that is not known: off, the first read, a failed
+ * read, or the pids wrapped past pid_max (to below from).
+ */
+bool memz_pidwatch_span(const struct memz_pidwatch *w, int *from, int *to,
+			int *delta);
+/*
+ * Does loadavg still read as at the last _changed: no task was created and
+ * (so, with the same count) none exited since? False when it cannot tell.
+ * The watch's state stays as _changed left it.
+ */
+bool memz_pidwatch_still(struct memz_pidwatch *w);
 void memz_pidwatch_release(struct memz_pidwatch *w);
 
 #endif
