@@ -163,6 +163,9 @@ int memz_parse_status(const char *buf, size_t len, struct memz_pstatus *out)
 		{ "VmHWM", offsetof(struct memz_pstatus, vm_hwm) },
 		{ "VmRSS", offsetof(struct memz_pstatus, vm_rss) },
 		{ "VmSwap", offsetof(struct memz_pstatus, vm_swap) },
+		{ "RssAnon", offsetof(struct memz_pstatus, rss_anon) },
+		{ "RssFile", offsetof(struct memz_pstatus, rss_file) },
+		{ "RssShmem", offsetof(struct memz_pstatus, rss_shmem) },
 	};
 	const char *p = buf, *end = buf + len, *ls, *le;
 	struct memz_pstatus st;
@@ -192,7 +195,19 @@ int memz_parse_status(const char *buf, size_t len, struct memz_pstatus *out)
 			has_uid = true;
 			continue;
 		}
-		rc = mz_parse_key_line(keys, 3, &st, ls, colon, le,
+		if (mz_eq(ls, colon, "Tgid")) {
+			unsigned long long tgid;
+			const char *s = colon + 1;
+
+			rc = field_u64(&s, le, &tgid);
+			if (rc)
+				return rc;
+			if (tgid == 0 || tgid > INT_MAX)
+				return -ERANGE;
+			st.tgid = (int)tgid;
+			continue;
+		}
+		rc = mz_parse_key_line(keys, 6, &st, ls, colon, le,
 				       &seen);
 		if (rc)
 			return rc;
@@ -201,9 +216,13 @@ int memz_parse_status(const char *buf, size_t len, struct memz_pstatus *out)
 		return -EINVAL;
 	/* All or none: a kernel thread has no mm and so no Vm* lines; a
 	 * process with some but not all is a cut-short file. */
-	if (seen != 0 && seen != 7u)
+	if ((seen & 7u) != 0 && (seen & 7u) != 7u)
 		return -EINVAL;
-	st.has_vm = seen != 0;
+	st.has_vm = (seen & 7u) != 0;
+	/* the split came in one release, after Vm*: with Vm* or not at all */
+	if ((seen & 0x38u) != 0 && ((seen & 0x38u) != 0x38u || !st.has_vm))
+		return -EINVAL;
+	st.has_rss_split = (seen & 0x38u) != 0;
 	*out = st;
 	return 0;
 }

@@ -186,6 +186,8 @@ static const char status_user[] =
 	"VmHWM:\t    4440 kB\n"
 	"VmRSS:\t    4400 kB\n"
 	"RssAnon:\t     700 kB\n"
+	"RssFile:\t    3600 kB\n"
+	"RssShmem:\t     100 kB\n"
 	"VmSwap:\t      12 kB\n"
 	"Threads:\t1\n";
 
@@ -202,10 +204,17 @@ static void test_status(void)
 	CHECK_U64(s.vm_swap, 12 * KB);
 	CHECK_INT(s.uid, 1000);
 	CHECK(s.has_vm);
+	CHECK_INT(s.tgid, 1186);
+	CHECK(s.has_rss_split);
+	CHECK_U64(s.rss_anon, 700 * KB);
+	CHECK_U64(s.rss_file, 3600 * KB);
+	CHECK_U64(s.rss_shmem, 100 * KB);
 
 	memset(&s, 0xff, sizeof(s));
 	CHECK_INT(memz_parse_status(kthread, strlen(kthread), &s), 0);
 	CHECK(!s.has_vm);
+	CHECK(!s.has_rss_split);
+	CHECK_INT(s.tgid, 0); /* no Tgid line */
 	CHECK_U64(s.vm_hwm, 0);
 	CHECK_U64(s.vm_rss, 0);
 	CHECK_U64(s.vm_swap, 0);
@@ -237,6 +246,13 @@ static void test_status_bad(void)
 	CHECK_INT(status_edit("VmRSS:\t    4400 kB", "VmRSS:\t    44?0 kB"),
 		  -EINVAL);
 	CHECK_INT(status_edit("VmRSS:\t    4400 kB", "VmRSS:\t    4400"), -EINVAL);
+	/* the split is all or none, and only with Vm* */
+	CHECK_INT(status_edit("RssFile:\t    3600 kB\n", ""), -EINVAL);
+	CHECK_INT(status_edit("RssAnon:\t     700 kB\nRssFile:\t    3600 kB\n"
+			      "RssShmem:\t     100 kB\n", ""), 0);
+	CHECK_INT(status_edit("Tgid:\t1186", "Tgid:\t0"), -ERANGE);
+	CHECK_INT(status_edit("Tgid:\t1186", "Tgid:\t2147483648"), -ERANGE);
+	CHECK_INT(status_edit("Tgid:\t1186", "Tgid:\t11x6"), -EINVAL);
 	/* the hostile Name line is not ours to judge */
 	CHECK_INT(status_edit("Name:\tbash\n", "Name:\tUid: 7 VmRSS: x\n"), 0);
 	CHECK_INT(memz_parse_status("", 0, &s), -EINVAL);

@@ -34,8 +34,13 @@ struct memz_statm { /* bytes (the file is in pages; the parser multiplies) */
 
 struct memz_pstatus {
 	uint64_t vm_hwm, vm_rss, vm_swap; /* bytes; 0 for kernel threads */
+	/* bytes; the kernel counts them per process without walking page
+	 * tables (so reading them takes no mmap lock); 0 before 4.5 */
+	uint64_t rss_anon, rss_file, rss_shmem;
 	uint32_t uid;                     /* real uid */
+	int tgid;                         /* 0 when the file has no Tgid */
 	bool has_vm;                      /* false for kernel threads */
+	bool has_rss_split;               /* RssAnon, RssFile, RssShmem */
 };
 
 /*
