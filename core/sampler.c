@@ -24,15 +24,15 @@
  * cycles is closed. */
 #define ROLLUP_FD_IDLE_CYCLES 3
 
-/* While no pid was handed out, the table already holds every process and
- * /proc is not listed (pidwatch.h); it still is once in this many cycles,
- * so a process the watch missed for a reason not thought of waits at most
- * this long. */
+/* While the pids handed out are few and each is looked up, the table holds
+ * every process and /proc is not listed (pidwatch.h); it still is once in
+ * this many cycles, so a process the watch missed for a reason not thought
+ * of waits at most this long. */
 #define LIST_PROC_CYCLES 16
 
 /* A process whose statm has not moved for this many probes is probed every
- * other cycle, and after twice as many every fourth, while no task was
- * created or exited (so it is still there, and its pid is still its own):
+ * other cycle, and after twice as many every fourth, while every task that
+ * exited is accounted for (so it is still there, and its pid is its own):
  * a leak that starts in it is seen three cycles late at most, and from its
  * first change on it is probed every cycle again. On an idle machine that
  * saves most of the probes, the largest part of an idle cycle. */
@@ -346,7 +346,8 @@ static int attach_cgroups(struct memz_sampler *s,
 
 /* Find this cycle's entry for pid: the kept statm fd fails with ESRCH once
  * the process it was opened on is gone, so a reused pid can never pass for
- * the old process. Without a kept fd, stat's start time decides. */
+ * the old process. Without a kept fd, or for a pid handed out since the
+ * last cycle, stat's start time decides. */
 static struct memz_proc *probe(struct memz_sampler *s, int pid)
 {
 	struct memz_proc *p = memz_table_find(s->table, pid), *known;
@@ -362,7 +363,7 @@ static struct memz_proc *probe(struct memz_sampler *s, int pid)
 		memz_table_get(s->table, pid, p->start, &is_new);
 		return p;
 	}
-	if (p && mz_pe(p)->statm_fd >= 0) {
+	if (p && mz_pe(p)->statm_fd >= 0 && !s->span_pid) {
 		rc = probe_statm(s, p);
 		if (!rc) {
 			memz_table_get(s->table, pid, p->start, &is_new);
@@ -423,27 +424,127 @@ static int visit(struct memz_sampler *s, int pid, double now, size_t *n)
 	return 0;
 }
 
-/* Every process: from a listing of /proc, or, while no pid was handed out
- * since the last cycle, from the table (a process that exited fails its
- * probe either way). While no task exited either, every process the table
- * holds is known to be there, and quiet ones may rest. The watch is asked
- * every cycle so that it compares consecutive cycles. */
-static int visit_all(struct memz_sampler *s, double now, size_t *n)
+/* A span of pids handed out since the last cycle longer than this is
+ * listed rather than looked up pid by pid: a lookup of a pid that is gone
+ * costs about what listing a few dozen entries does. */
+#define SPAN_LOOKUPS 128
+
+/* A pid of the span: is it a task now (a process or a thread), and if a
+ * process, its visit. 1 when a task is there, 0 when none is, -1 when that
+ * could not be told (out of fds, say). */
+static int visit_new(struct memz_sampler *s, int pid, double now, size_t *n,
+		     int *rc)
 {
-	unsigned what = memz_pidwatch_changed(&s->pids);
-	struct dirent *de;
+	struct memz_pstatus st;
+	size_t len;
+	int r;
+
+	*rc = 0;
+	r = memz_pidfiles_read(&s->files, pid, "status", &len);
+	if (r)
+		return vanished(r) ? 0 : -1;
+	/* a thread's pid is found by name but not listed: counted, not
+	 * sampled; an unparsable status is left to the listing's stat */
+	if (!memz_parse_status(s->files.buf, len, &st) && st.tgid != 0 &&
+	    st.tgid != pid)
+		return 1;
+	/* handed out since the last cycle: stat's start time says whether
+	 * an entry for it is this process or one that exited before */
+	s->span_pid = true;
+	*rc = visit(s, pid, now, n);
+	s->span_pid = false;
+	return 1;
+}
+
+/* Would p go unprobed this cycle if resting were allowed? */
+static bool may_skip(const struct memz_proc *p, unsigned cycle)
+{
+	if (p->kernel_thread)
+		return ((unsigned)p->pid + cycle) % KTHREAD_PROBE_CYCLES != 0;
+	return rests(p, cycle);
+}
+
+/*
+ * Walk the table in two passes. The first probes every process that would
+ * not rest, counting the ones found gone; if they account for all the
+ * tasks that exited (gone: -1 when unknown), the quiet ones rest in the
+ * second, else they are probed too, since any of them may be the one that
+ * exited. Those the span already visited are skipped (seen).
+ */
+static int walk_table(struct memz_sampler *s, double now, size_t *n, int gone)
+{
 	struct memz_proc *p, *next;
 	int rc;
 
-	if (!(what & MEMZ_PIDWATCH_NEW) && s->cycle % LIST_PROC_CYCLES != 0) {
-		s->may_rest = !(what & MEMZ_PIDWATCH_GONE);
-		for (p = memz_table_first(s->table); p; p = next) {
-			next = memz_table_next(p);
-			rc = visit(s, p->pid, now, n);
-			if (rc)
-				return rc;
+	s->may_rest = false;
+	for (p = memz_table_first(s->table); p; p = next) {
+		next = memz_table_next(p);
+		if (mz_pe(p)->seen || may_skip(p, s->cycle))
+			continue;
+		rc = visit(s, p->pid, now, n);
+		if (rc)
+			return rc;
+		/* one task per process: an exiting process's other threads
+		 * go unexplained, which only costs probes */
+		if (!mz_pe(p)->seen && gone > 0)
+			gone--;
+	}
+	/* what ran above raced with no fork or exit (else it could have
+	 * counted as gone a process that exited after loadavg was read) */
+	s->may_rest = gone == 0 && memz_pidwatch_still(&s->pids);
+	s->st->rested = s->may_rest;
+	for (p = memz_table_first(s->table); p; p = next) {
+		next = memz_table_next(p);
+		if (mz_pe(p)->seen || !may_skip(p, s->cycle))
+			continue;
+		rc = visit(s, p->pid, now, n);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * Every process: from a listing of /proc, or, while the pids handed out
+ * since the last cycle are few, from the table plus a lookup of each of
+ * those pids. A process that exited fails its probe either way (its kept
+ * statm fd says ESRCH, its stat is gone), and a reused pid is one of the
+ * span, looked up and found with a new start time, so it never inherits
+ * the old process's entry.
+ *
+ * Quiet processes may rest only when every task that exited since the last
+ * cycle is accounted for: the task count moved by the tasks the span found
+ * minus the ones that exited, so a short-lived process that started and
+ * exited in between (the usual fork churn) shows in neither and wakes no
+ * one. The watch is asked every cycle so that it compares consecutive
+ * cycles.
+ */
+static int visit_all(struct memz_sampler *s, double now, size_t *n)
+{
+	int from, to, delta, found = 0, rc = 0;
+	bool span, unsure = false;
+	struct dirent *de;
+
+	memz_pidwatch_changed(&s->pids);
+	span = memz_pidwatch_span(&s->pids, &from, &to, &delta);
+	if (span && to - from <= SPAN_LOOKUPS &&
+	    s->cycle % LIST_PROC_CYCLES != 0) {
+		s->may_rest = false;
+		for (int pid = from + 1; pid <= to && !rc; pid++) {
+			int r = visit_new(s, pid, now, n, &rc);
+
+			if (r < 0)
+				unsure = true;
+			else
+				found += r;
+			s->st->span_lookups++;
 		}
-		return 0;
+		if (rc)
+			return rc;
+		/* delta = found - exited; a negative count of exits (more
+		 * found than the count grew by) is one not understood */
+		return walk_table(s, now, n, unsure || found < delta ? -1 :
+					     found - delta);
 	}
 	s->may_rest = false;
 	s->st->listed = true;

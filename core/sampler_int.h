@@ -34,6 +34,7 @@ struct memz_sampler {
 	uint64_t page_size;
 	unsigned cycle;
 	bool may_rest; /* this cycle: quiet processes may go unprobed */
+	bool span_pid; /* the pid being visited was handed out this cycle */
 	bool no_rollup; /* the kernel has no smaps_rollup: sum smaps */
 
 	struct memz_budget budget; /* CPU time for the exact reads */

@@ -351,6 +351,202 @@ static void fixture_quiet_probes(void)
 	CHECK_INT(system(cmd), 0);
 }
 
+/* A copy of pid 200 as pid `pid` of thread group tgid. */
+static void add_task(const char *to, int pid, int tgid)
+{
+	char cmd[4096], name[64], text[512];
+
+	snprintf(cmd, sizeof cmd, "cp -a '%s/proc/200' '%s/proc/%d'", to, to, pid);
+	CHECK_INT(system(cmd), 0);
+	snprintf(name, sizeof name, "proc/%d/status", pid);
+	snprintf(text, sizeof text,
+		 "Name:\tbash\nTgid:\t%d\nPid:\t%d\nPPid:\t1\n"
+		 "Uid:\t1000\t1000\t1000\t1000\nVmHWM:\t 2432 kB\n"
+		 "VmRSS:\t 2176 kB\nVmSwap:\t 0 kB\n", tgid, pid);
+	put_file(to, name, text);
+	snprintf(name, sizeof name, "proc/%d/stat", pid);
+	snprintf(text, sizeof text,
+		 "%d (bash) S 1 %d %d 0 -1 4194560 100 0 0 0 6 14 0 0 20 0 1 "
+		 "0 %d 6684672 544 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 "
+		 "17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", pid, tgid, tgid, 9000 + pid);
+	put_file(to, name, text);
+}
+
+/* Fork churn: pids handed out since the last cycle are looked up one by
+ * one instead of listing /proc, and a short-lived process that started
+ * and exited in between (the task count did not move) lets quiet
+ * processes go on resting. A new process and a new thread in the span are
+ * told apart by Tgid, and an exit the span does not explain (the count
+ * fell) has everyone probed, so a resting process that exited is swept on
+ * that very cycle. Without kept fds (MaxOpenFiles 0) a removed directory
+ * is an exit in a fixture tree. */
+static void fixture_churn(void)
+{
+	char tmp[] = "/tmp/memz-churn.XXXXXX", to[1100], cmd[4096];
+	struct memz_settings set;
+	struct memz_sampler *s;
+	struct memz_snapshot snap;
+	const struct memz_proc *p;
+	size_t n1;
+	int cycle;
+
+	memz_settings_init(&set);
+	memz_settings_set(&set, "PssRefreshCycles", "100000", NULL, 0);
+	memz_settings_set(&set, "PssMaxAge", "86400", NULL, 0);
+	memz_settings_set(&set, "MaxOpenFiles", "0", NULL, 0);
+	s = open_watched_copy(tmp, to, sizeof to, &set);
+	if (!s)
+		return;
+	memz_snapshot_init(&snap);
+	for (cycle = 1; cycle <= 12; cycle++)
+		CHECK_INT(memz_sampler_run(s, cycle, &snap), 0);
+	n1 = snap.view.n_procs;
+	CHECK(!snap.stats.listed && snap.stats.rested);
+	p = find_pid(&snap, 300);
+	CHECK(p && mz_pe(p)->quiet_probes >= 10);
+
+	/* ten short-lived processes came and went: no listing, still resting */
+	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/100 510\n");
+	CHECK_INT(memz_sampler_run(s, 13, &snap), 0);
+	CHECK(!snap.stats.listed);
+	CHECK(snap.stats.rested);
+	CHECK_INT(snap.stats.span_lookups, 10);
+	CHECK_INT(snap.view.n_procs, n1);
+	CHECK_INT(snap.stats.vanished, 0);
+
+	/* one of the span lives on: found, and the count explains it */
+	add_task(to, 515, 515);
+	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/101 520\n");
+	CHECK_INT(memz_sampler_run(s, 14, &snap), 0);
+	CHECK(!snap.stats.listed);
+	CHECK(snap.stats.rested);
+	CHECK_INT(snap.stats.new_procs, 1);
+	p = find_pid(&snap, 515);
+	CHECK(p && p->start == 9515);
+	CHECK_INT(snap.view.n_procs, n1 + 1);
+
+	/* a thread of 515: a task the count explains, not a process */
+	add_task(to, 525, 515);
+	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/102 530\n");
+	CHECK_INT(memz_sampler_run(s, 15, &snap), 0);
+	CHECK(!snap.stats.listed);
+	CHECK(snap.stats.rested);
+	CHECK(!find_pid(&snap, 525));
+	CHECK_INT(snap.stats.new_procs, 0);
+	CHECK_INT(snap.view.n_procs, n1 + 1);
+	/* the thread ends (a real listing would not show it) */
+	snprintf(cmd, sizeof cmd, "rm -rf '%s/proc/525'", to);
+	CHECK_INT(system(cmd), 0);
+	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/101 530\n");
+
+	/* pid 300 exits on a cycle it would rest on (300 + 17 is odd), amid
+	 * churn: the count fell by one the span does not explain */
+	CHECK_INT(memz_sampler_run(s, 16, &snap), 0); /* the safety listing */
+	CHECK(snap.stats.listed);
+	p = find_pid(&snap, 300);
+	CHECK(p && mz_pe(p)->quiet_probes >= 10);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s/proc/300'", to);
+	CHECK_INT(system(cmd), 0);
+	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/100 540\n");
+	CHECK_INT(memz_sampler_run(s, 17, &snap), 0);
+	CHECK(!snap.stats.listed);
+	CHECK(!snap.stats.rested);
+	CHECK(!find_pid(&snap, 300));
+	CHECK_INT(snap.stats.vanished, 1);
+	CHECK(find_pid(&snap, 200) != NULL);
+
+	/* the next cycle, all accounted for again, they rest */
+	CHECK_INT(memz_sampler_run(s, 18, &snap), 0);
+	CHECK(snap.stats.rested);
+
+	/* a fork and an exit in the same interval: the count stays, the
+	 * span finds one task, and the one that exited is young, probed
+	 * every cycle, and so found gone before the quiet ones' turn */
+	add_task(to, 545, 545);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s/proc/515'", to);
+	CHECK_INT(system(cmd), 0);
+	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/100 550\n");
+	CHECK_INT(memz_sampler_run(s, 19, &snap), 0);
+	CHECK(!snap.stats.listed);
+	CHECK(snap.stats.rested);
+	CHECK(!find_pid(&snap, 515));
+	CHECK(find_pid(&snap, 545) != NULL);
+	CHECK_INT(snap.stats.vanished, 1);
+
+	/* a span too long to look up is listed */
+	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/100 750\n");
+	CHECK_INT(memz_sampler_run(s, 20, &snap), 0);
+	CHECK(snap.stats.listed);
+	CHECK_INT(snap.stats.span_lookups, 0);
+
+	/* the same, but the one that exited is quiet pid 200 on a cycle it
+	 * rests (200 + 21 is odd): the quiet ones are all probed */
+	p = find_pid(&snap, 200);
+	CHECK(p && mz_pe(p)->quiet_probes >= 10);
+	add_task(to, 755, 755);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s/proc/200'", to);
+	CHECK_INT(system(cmd), 0);
+	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/100 760\n");
+	CHECK_INT(memz_sampler_run(s, 21, &snap), 0);
+	CHECK(!snap.stats.listed);
+	CHECK(!snap.stats.rested);
+	CHECK(!find_pid(&snap, 200));
+	CHECK(find_pid(&snap, 755) != NULL);
+	CHECK_INT(snap.stats.vanished, 1);
+
+	memz_snapshot_release(&snap);
+	memz_sampler_free(&s);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+	CHECK_INT(system(cmd), 0);
+}
+
+/* A pid handed out again (it is in the span) is checked by stat's start
+ * time even while a kept statm fd still reads: the new process gets a new
+ * entry, with none of the old one's history. */
+static void fixture_span_reuse(void)
+{
+	char tmp[] = "/tmp/memz-reuse.XXXXXX", to[1100], cmd[4096];
+	struct memz_settings set;
+	struct memz_sampler *s;
+	struct memz_snapshot snap;
+	const struct memz_proc *p;
+	int cycle;
+
+	memz_settings_init(&set);
+	s = open_watched_copy(tmp, to, sizeof to, &set);
+	if (!s)
+		return;
+	memz_snapshot_init(&snap);
+	add_task(to, 505, 505);
+	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/101 505\n");
+	for (cycle = 1; cycle <= 5; cycle++)
+		CHECK_INT(memz_sampler_run(s, cycle, &snap), 0);
+	p = find_pid(&snap, 505);
+	CHECK(p && p->start == 9505 && mz_pe(p)->first_seen == 1.0);
+	CHECK(p && mz_pe(p)->statm_fd >= 0);
+	/* pids wrapped (listed), then 505 was handed out again */
+	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/101 400\n");
+	CHECK_INT(memz_sampler_run(s, 6, &snap), 0);
+	CHECK(snap.stats.listed);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s/proc/505'", to);
+	CHECK_INT(system(cmd), 0);
+	add_task(to, 505, 505);
+	put_file(to, "proc/505/stat",
+		 "505 (bash) S 1 505 505 0 -1 4194560 100 0 0 0 6 14 0 0 20 0 1 "
+		 "0 77777 6684672 544 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 "
+		 "17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/101 510\n");
+	CHECK_INT(memz_sampler_run(s, 7, &snap), 0);
+	CHECK(!snap.stats.listed);
+	CHECK_INT(snap.stats.new_procs, 1);
+	p = find_pid(&snap, 505);
+	CHECK(p && p->start == 77777 && mz_pe(p)->first_seen == 7.0);
+	memz_snapshot_release(&snap);
+	memz_sampler_free(&s);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+	CHECK_INT(system(cmd), 0);
+}
+
 /* Old kernels: no smaps_rollup (smaps summed), no Pss_Anon (Anonymous),
  * and the snapshot says which was used. */
 static void fixture_old_kernels(void)
@@ -567,6 +763,8 @@ int main(void)
 	fixture_pid_reuse();
 	fixture_listing();
 	fixture_quiet_probes();
+	fixture_churn();
+	fixture_span_reuse();
 	fixture_old_kernels();
 	fixture_edges();
 	fixture_unreadable();

@@ -26,8 +26,14 @@
  * ----
  * Every cycle reads statm of every process through a kept fd (the
  * cheap probe), but one whose statm has not moved for a while only every
- * other or every fourth cycle while no task starts or exits; /proc is
- * listed only when a pid was handed out since the last cycle (pidwatch.h).
+ * other or every fourth cycle while every task that exited since the last
+ * cycle is accounted for. /proc is listed once in 16 cycles, or when more
+ * than 128 pids were handed out since the last cycle; otherwise each of
+ * those pids is looked up by name (pidwatch.h). So fork churn of
+ * short-lived processes, which start and exit between two cycles, costs a
+ * failed lookup each and wakes no one; the exit of a process the table
+ * holds has every process probed on that cycle (one that exits while
+ * young, probed every cycle anyway, is explained by its own probe).
  * smaps_rollup (the kernel walks page tables, ~12 ms per GiB resident) is
  * read only when the probe saw a change, when the last exact read is
  * PssRefreshCycles cycles old, or when it is PssMaxAge old, within a
@@ -63,6 +69,9 @@ struct memz_cycle_stats {
 	unsigned fd_budget;     /* most it may keep: MaxOpenFiles within the fd limit */
 	double rollup_cpu_s;    /* CPU time the exact reads cost this cycle */
 	bool listed;            /* /proc was listed (else the table was walked) */
+	bool rested;            /* quiet processes were let rest (a walk that
+				 * accounted for every task that exited) */
+	unsigned span_lookups;  /* new pids looked up by name, not listed */
 	double budget_left_s;   /* CPU time the budget still holds */
 	/* Short of file descriptors: files that could not be opened this
 	 * cycle (EMFILE, ENFILE), and whether the sampler has given up its
