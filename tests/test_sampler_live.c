@@ -273,11 +273,84 @@ static void unprivileged(void)
 	CHECK_INT(WEXITSTATUS(status), 0);
 }
 
+/* A short-lived child: forked, exited and reaped between two cycles. */
+static void churn_one(void)
+{
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(0);
+	if (pid > 0)
+		waitpid(pid, NULL, 0);
+}
+
+/* Under fork churn, quiet idle children rest, and yet one killed between
+ * two cycles is gone from the very next one, whatever else the machine
+ * (other engineers' builds) forks or reaps meanwhile; the cycles that rest
+ * are counted for the log, not asserted, since that depends on them. */
+static void live_churn_exits(void)
+{
+	enum { KIDS = 6 };
+	struct memz_settings set;
+	struct memz_sampler *s;
+	struct memz_snapshot snap;
+	pid_t kids[KIDS];
+	unsigned rested = 0, walked = 0;
+	double t = 1;
+	int i, k;
+
+	settings_for(&set, NULL);
+	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
+	if (!s)
+		return;
+	memz_snapshot_init(&snap);
+	for (i = 0; i < KIDS; i++) {
+		int ready = -1;
+		char ch;
+
+		kids[i] = spawn_toucher(MiB, &ready);
+		CHECK(kids[i] > 0);
+		if (kids[i] <= 0)
+			return;
+		CHECK_INT(read(ready, &ch, 1), 1);
+		close(ready);
+	}
+	/* quiet for 20 probes: every fourth cycle */
+	for (i = 0; i < 24; i++) {
+		churn_one();
+		CHECK_INT(memz_sampler_run(s, t++, &snap), 0);
+	}
+	for (k = 0; k < KIDS; k++) {
+		const struct memz_proc *p = find_pid(&snap, kids[k]);
+
+		CHECK(p && mz_pe(p)->quiet_probes >= 10);
+		for (i = 0; i < 3; i++) {
+			churn_one();
+			CHECK_INT(memz_sampler_run(s, t++, &snap), 0);
+			rested += snap.stats.rested;
+			walked += !snap.stats.listed;
+		}
+		churn_one();
+		kill(kids[k], SIGKILL);
+		waitpid(kids[k], NULL, 0);
+		churn_one();
+		CHECK_INT(memz_sampler_run(s, t++, &snap), 0);
+		CHECK(find_pid(&snap, kids[k]) == NULL);
+		for (i = k + 1; i < KIDS; i++)
+			CHECK(find_pid(&snap, kids[i]) != NULL);
+	}
+	fprintf(stderr, "# live_churn_exits: %u of %d churn cycles walked, "
+			"%u rested\n", walked, 3 * KIDS, rested);
+	memz_snapshot_release(&snap);
+	memz_sampler_free(&s);
+}
+
 int main(void)
 {
 	live();
 	live_walk_sweeps();
 	kept_fd_one_read();
+	live_churn_exits();
 	unprivileged();
 	return check_status();
 }
