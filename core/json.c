@@ -300,6 +300,8 @@ static void processes(yajl_gen g, const struct memz_snapshot *s)
 		memz_json_kv_u64(g, "vm_hwm", p->vm_hwm);
 		memz_json_kv_int(g, "oom_score_adj", p->oom_score_adj);
 		memz_json_kv_double(g, "pss_age", p->pss_age);
+		/* PSS from status, never smaps_rollup: above ExactMaxRss */
+		memz_json_kv_bool(g, "estimated", p->estimated);
 		memz_json_kv_u64(g, "subtree_pss", p->subtree_pss);
 		memz_json_kv_int(g, "descendants", p->descendants);
 		verdict(g, &p->det.verdict);

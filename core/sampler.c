@@ -418,7 +418,7 @@ static int visit(struct memz_sampler *s, int pid, double now, size_t *n)
 				   s->s.pss_max_age, mz_statm_changed(p),
 				   mz_pe(p)->cycles_since_exact,
 				   (unsigned)s->s.pss_refresh_cycles);
-	c->cost = mz_est_cost(p, s->page_size);
+	c->cost = mz_est_cost(s, p);
 	c->age = mz_pe(p)->has_exact ? now - mz_pe(p)->exact_t : 0;
 	c->key = p->pid;
 	return 0;

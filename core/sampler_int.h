@@ -50,8 +50,9 @@ struct memz_sampler {
 
 /* statm moved since the last exact read. */
 bool mz_statm_changed(const struct memz_proc *p);
-/* What an exact read of p will cost, in CPU seconds. */
-double mz_est_cost(const struct memz_proc *p, uint64_t page_size);
+/* What an exact read of p will cost, in CPU seconds (an estimate from
+ * status above ExactMaxRss costs next to nothing). */
+double mz_est_cost(const struct memz_sampler *s, const struct memz_proc *p);
 /* Let the budget pick among s->cand[0..n) and do the reads it admits. */
 void mz_schedule_exact(struct memz_sampler *s, size_t n);
 /* Move p's figures by what statm says changed since its exact read. */

@@ -166,14 +166,16 @@ static pid_t spawn_leaker(size_t base, int *cmd, int *ack)
 
 struct run_result {
 	int flagged_at; /* cycle of the first leak verdict, -1 if none */
-	unsigned exact_reads;
+	unsigned exact_reads, estimated;
 	double max_age;
 	bool ok;
 };
 
-static struct run_result leak_run(size_t base, int cycles)
+/* exact_max_rss: the ExactMaxRss setting, as text. */
+static struct run_result leak_run(size_t base, int cycles,
+				  const char *exact_max_rss)
 {
-	struct run_result r = { -1, 0, 0, false };
+	struct run_result r = { -1, 0, 0, 0, false };
 	struct memz_settings set;
 	struct memz_sampler *s;
 	struct memz_snapshot snap;
@@ -185,6 +187,7 @@ static struct run_result leak_run(size_t base, int cycles)
 		return r;
 	memz_settings_init(&set);
 	CHECK_INT(memz_settings_set(&set, "CpuBudget", "0.05", NULL, 0), 0);
+	CHECK_INT(memz_settings_set(&set, "ExactMaxRss", exact_max_rss, NULL, 0), 0);
 	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
 	if (s) {
 		memz_snapshot_init(&snap);
@@ -205,8 +208,10 @@ static struct run_result leak_run(size_t base, int cycles)
 				r.ok = false;
 				break;
 			}
-			if (p->pss_age == 0)
+			if (p->pss_age == 0 && !p->estimated)
 				r.exact_reads++;
+			if (p->estimated)
+				r.estimated++;
 			if (p->pss_age > r.max_age)
 				r.max_age = p->pss_age;
 			if (p->det.verdict.leak && r.flagged_at < 0)
@@ -223,10 +228,11 @@ static struct run_result leak_run(size_t base, int cycles)
 
 static void live_same_latency(void)
 {
-	struct run_result small, large;
+	struct run_result small, large, bounded;
 
-	small = leak_run(8 * MiB, 40);
-	large = leak_run(1024 * MiB, 40);
+	/* without ExactMaxRss the budget alone protects the large one */
+	small = leak_run(8 * MiB, 40, "0");
+	large = leak_run(1024 * MiB, 40, "0");
 	CHECK(small.ok);
 	CHECK(large.ok);
 	fprintf(stderr,
@@ -240,6 +246,18 @@ static void live_same_latency(void)
 	/* the tiny budget really forced estimates on the large one */
 	CHECK(large.exact_reads < 40 / 2);
 	CHECK(large.max_age >= 10);
+
+	/* above the default ExactMaxRss (512 MiB) it is never read whole,
+	 * and its leak is seen as soon as the small one's */
+	bounded = leak_run(1024 * MiB, 40, "536870912");
+	CHECK(bounded.ok);
+	fprintf(stderr, "live: 1 GiB under ExactMaxRss flagged at cycle %d "
+			"(%u exact reads, %u estimated)\n",
+		bounded.flagged_at, bounded.exact_reads, bounded.estimated);
+	CHECK_INT(bounded.exact_reads, 0);
+	CHECK(bounded.estimated > 0);
+	CHECK(bounded.flagged_at > 0);
+	CHECK(abs(bounded.flagged_at - small.flagged_at) <= 1);
 }
 
 static const struct memz_proc *find_proc(const struct memz_snapshot *snap,

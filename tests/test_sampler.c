@@ -547,6 +547,46 @@ static void fixture_span_reuse(void)
 	CHECK_INT(system(cmd), 0);
 }
 
+/* Above ExactMaxRss a process is never read by smaps_rollup, first read
+ * included: its figures come from status, PSS as RSS (an upper bound),
+ * flagged as an estimate; the rest are read exactly. pid 201 is 23,808 kB
+ * resident (PSS 21,760 by smaps_rollup), pid 200 13,568 kB. */
+static void fixture_exact_max_rss(void)
+{
+	struct memz_sampler *s = open_fixture("tree1", "ExactMaxRss", "16777216");
+	struct memz_snapshot snap;
+	const struct memz_proc *p;
+	unsigned reads;
+
+	memz_snapshot_init(&snap);
+	if (!s)
+		return;
+	CHECK_INT(memz_sampler_run(s, 1.0, &snap), 0);
+	CHECK_INT(snap.stats.estimated, 1);
+	reads = snap.stats.rollup_reads;
+	p = find_pid(&snap, 201);
+	CHECK(p && p->estimated);
+	CHECK(p && p->mem.rss == 23808 * KiB && p->mem.pss == 23808 * KiB);
+	CHECK(p && p->mem.pss_anon == 20480 * KiB && p->mem.pss_file == 2304 * KiB &&
+	      p->mem.pss_shmem == 1024 * KiB);
+	CHECK(p && p->mem.pss >= 21760 * KiB); /* never below the truth */
+	CHECK(p && p->vm_hwm == 24064 * KiB);
+	p = find_pid(&snap, 200);
+	CHECK(p && !p->estimated && p->mem.pss == 11520 * KiB);
+	memz_sampler_free(&s);
+
+	/* without the bound, 201 is read exactly like everyone */
+	s = open_fixture("tree1", "ExactMaxRss", "0");
+	if (!s)
+		return;
+	CHECK_INT(memz_sampler_run(s, 1.0, &snap), 0);
+	CHECK_INT(snap.stats.estimated, 0);
+	CHECK_INT(snap.stats.rollup_reads, reads + 1);
+	p = find_pid(&snap, 201);
+	CHECK(p && !p->estimated && p->mem.pss == 21760 * KiB);
+	memz_sampler_free(&s);
+}
+
 /* Old kernels: no smaps_rollup (smaps summed), no Pss_Anon (Anonymous),
  * and the snapshot says which was used. */
 static void fixture_old_kernels(void)
@@ -764,6 +804,7 @@ int main(void)
 	fixture_listing();
 	fixture_quiet_probes();
 	fixture_churn();
+	fixture_exact_max_rss();
 	fixture_span_reuse();
 	fixture_old_kernels();
 	fixture_edges();

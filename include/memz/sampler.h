@@ -63,6 +63,7 @@ struct memz_cycle_stats {
 	unsigned files_read;    /* reads of /proc and /sys files */
 	unsigned files_opened;
 	unsigned rollup_reads;  /* exact reads this cycle */
+	unsigned estimated;     /* status read instead: above ExactMaxRss */
 	unsigned rollup_skipped; /* processes whose exact read was not needed */
 	unsigned rollup_deferred; /* needed, but put off by the CPU budget */
 	unsigned open_fds;      /* kept across cycles */

@@ -58,6 +58,7 @@ struct memz_settings {
 	int pss_refresh_cycles;
 	double pss_max_age;  /* s */
 	double cpu_budget;   /* percent of one core for smaps_rollup reads */
+	double exact_max_rss; /* bytes resident above which no smaps_rollup */
 
 	/* leak detector */
 	int leak_min_samples;

@@ -64,6 +64,11 @@ struct memz_proc {
 	bool has_sample;          /* figures this cycle are valid */
 	bool denied;              /* smaps_rollup not readable: EACCES */
 	bool kernel_thread;       /* no mm: never sampled */
+	/* above ExactMaxRss: mem comes from status, never smaps_rollup, as
+	 * PSS = RSS (RssAnon + RssFile + RssShmem), an upper bound that
+	 * counts shared pages whole; swap_pss, shared_* and private_clean
+	 * are 0, private_dirty is RssAnon */
+	bool estimated;
 
 	/* accounting */
 	uint64_t subtree_pss; /* own + all descendants' PSS */

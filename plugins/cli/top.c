@@ -32,6 +32,7 @@ struct row {
 	const char *name;
 	uint64_t pss, uss, rss, swap;
 	bool has_growth, leak;
+	bool estimated;   /* PSS, USS from status: above ExactMaxRss */
 	double growth;
 	const struct cli_base_entry *base; /* --baseline: then, or NULL: new */
 	/* GroupBy cgroup: what the cgroup is called, its usage and limit */
@@ -188,7 +189,8 @@ static size_t collect(struct top_opts *o, const struct memz_snapshot *s,
 					 .name = p->name ? p->name : "",
 					 .pss = p->mem.pss,
 					 .uss = memz_rollup_uss(&p->mem),
-					 .rss = p->mem.rss, .swap = p->mem.swap };
+					 .rss = p->mem.rss, .swap = p->mem.swap,
+					 .estimated = p->estimated };
 
 			fill_verdict(&r, &p->det.verdict);
 			if (o->has_base) {
@@ -298,6 +300,7 @@ static int print_table(struct top_opts *o,
 	printf(" %13s %-7s %s\n", "GROWTH", "LEAK", "NAME");
 	for (size_t i = 0; i < shown; i++) {
 		const struct row *r = &rows[i];
+		char pss[34], uss[34];
 
 		if (r->pid)
 			snprintf(b[0], 32, "%d", r->pid);
@@ -307,9 +310,12 @@ static int print_table(struct top_opts *o,
 			cli_rate(r->growth, o->raw, b[5], 32);
 		else
 			snprintf(b[5], 32, "-");
-		printf("%8s %11s %11s %11s %11s", b[0],
-		       cli_bytes(r->pss, o->raw, b[1], 32),
-		       cli_bytes(r->uss, o->raw, b[2], 32),
+		/* "~": an estimate (status, not smaps_rollup), PSS as RSS */
+		snprintf(pss, sizeof pss, "%s%s", r->estimated ? "~" : "",
+			 cli_bytes(r->pss, o->raw, b[1], 32));
+		snprintf(uss, sizeof uss, "%s%s", r->estimated ? "~" : "",
+			 cli_bytes(r->uss, o->raw, b[2], 32));
+		printf("%8s %11s %11s %11s %11s", b[0], pss, uss,
 		       cli_bytes(r->rss, o->raw, b[3], 32),
 		       cli_bytes(r->swap, o->raw, b[4], 32));
 		if (o->by_cgroup && !o->processes) {
