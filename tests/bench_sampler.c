@@ -3,10 +3,15 @@
  * that opens, reads and closes every /proc/PID/smaps_rollup each cycle, in
  * the same run, on the same processes. Not a test: it prints figures.
  *
- *   bench_sampler [-n PROCS] [-c CYCLES] [-m MIB_EACH]
+ *   bench_sampler [-n PROCS] [-c CYCLES] [-m MIB_EACH] [-f FORKS]
  *
- * Phase 1: PROCS idle children. Phase 2: the same children all changing
- * their memory between every two cycles. Cycles are paced with a sleep (which
+ * Phase 1: PROCS idle children. Phase 2: the same, while a helper process
+ * starts FORKS (10) short-lived processes between every two cycles (fork
+ * churn: they start and exit between cycles, as cron, shells and health
+ * checks do). Phase 3: the same children all changing their memory between
+ * every two cycles. Each phase also prints what a cycle read on average
+ * (files, how many cycles listed /proc, how many let quiet processes rest),
+ * the figures that do not depend on how loaded the machine is. Cycles are paced with a sleep (which
  * costs no CPU) so the children have time to change, and the sampler is told
  * one second passes per cycle, as when a host samples every second.
  */
@@ -65,7 +70,8 @@ static void child(size_t mib)
 	if (m == MAP_FAILED)
 		_exit(1);
 	signal(SIGUSR1, on_usr1);
-	memset(m, 1, size);
+	if (size)
+		memset(m, 1, size);
 	for (;;) {
 		if (!busy_flag) {
 			pause();
@@ -81,24 +87,72 @@ static void child(size_t mib)
 	}
 }
 
+/* The churn helper: for every byte read from cmd, fork `forks` children
+ * that exit at once, reap them, and answer with a byte on ack. A process of
+ * its own, so its fork costs are not the sampler's. */
+static pid_t spawn_churner(int forks, int *cmd, int *ack)
+{
+	int c[2], a[2];
+	pid_t pid;
+	char ch;
+
+	if (pipe(c) || pipe(a))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(c[1]);
+		close(a[0]);
+		while (read(c[0], &ch, 1) == 1) {
+			for (int i = 0; i < forks; i++) {
+				pid_t k = fork();
+
+				if (k == 0)
+					_exit(0);
+				if (k > 0)
+					waitpid(k, NULL, 0);
+			}
+			if (write(a[1], "k", 1) != 1)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(c[0]);
+	close(a[1]);
+	*cmd = c[1];
+	*ack = a[0];
+	return pid;
+}
+
 struct result {
 	double memz, naive;
+	double files_read, files_opened; /* per cycle, mean */
+	int listed, rested;              /* cycles */
 };
 
+/* churn_cmd >= 0: ask the churn helper for its forks before each cycle. */
 static struct result measure(struct memz_sampler *s, struct memz_snapshot *snap,
-			     int cycles, double *t)
+			     int cycles, double *t, int churn_cmd, int churn_ack)
 {
-	struct result r;
-	char buf[8192];
+	struct result r = { 0, 0, 0, 0, 0, 0 };
+	char buf[8192], ch;
 	double c0;
 
 	c0 = cpu_now();
 	for (int i = 0; i < cycles; i++) {
+		if (churn_cmd >= 0 && (write(churn_cmd, "g", 1) != 1 ||
+				       read(churn_ack, &ch, 1) != 1))
+			break;
 		*t += 1.0;
 		memz_sampler_run(s, *t, snap);
+		r.files_read += snap->stats.files_read;
+		r.files_opened += snap->stats.files_opened;
+		r.listed += snap->stats.listed;
+		r.rested += snap->stats.rested;
 		nap(50);
 	}
 	r.memz = (cpu_now() - c0) / cycles;
+	r.files_read /= cycles;
+	r.files_opened /= cycles;
 	c0 = cpu_now();
 	for (int i = 0; i < cycles; i++) {
 		naive_cycle(buf, sizeof buf);
@@ -108,24 +162,38 @@ static struct result measure(struct memz_sampler *s, struct memz_snapshot *snap,
 	return r;
 }
 
+static void print_phase(const char *name, const struct result *r, int n,
+			int cycles, const char *goal)
+{
+	printf("%s: memz %.3f ms/cycle (%.2f us per process)  naive %.3f ms/cycle  ratio %.3f (%s)\n",
+	       name, r->memz * 1e3, r->memz * 1e6 / n, r->naive * 1e3,
+	       r->memz / r->naive, goal);
+	printf("%s: per cycle files_read=%.1f files_opened=%.1f; listed %d of %d cycles, rested %d\n",
+	       name, r->files_read, r->files_opened, r->listed, cycles,
+	       r->rested);
+}
+
 int main(int argc, char **argv)
 {
-	int n = 1000, cycles = 40, opt;
+	int n = 1000, cycles = 40, forks = 10, opt, ccmd = -1, cack = -1;
 	size_t mib = 4;
 	pid_t *kids;
 	struct memz_settings set;
 	struct memz_sampler *s;
 	struct memz_snapshot snap;
-	struct result idle, busy;
+	struct result idle, churn, busy;
+	pid_t churner;
 	double t = 0;
 
-	while ((opt = getopt(argc, argv, "n:c:m:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:c:m:f:")) != -1) {
 		if (opt == 'n')
 			n = atoi(optarg);
 		else if (opt == 'c')
 			cycles = atoi(optarg);
 		else if (opt == 'm')
 			mib = (size_t)atoi(optarg);
+		else if (opt == 'f')
+			forks = atoi(optarg);
 		else
 			return 2;
 	}
@@ -149,18 +217,28 @@ int main(int argc, char **argv)
 		t += 1.0;
 		memz_sampler_run(s, t, &snap);
 	}
-	idle = measure(s, &snap, cycles, &t);
+	churner = spawn_churner(forks, &ccmd, &cack);
+	/* quiet for 20 probes first, as a machine that has run a while */
+	for (int i = 0; i < 24; i++) {
+		t += 1.0;
+		memz_sampler_run(s, t, &snap);
+	}
+	idle = measure(s, &snap, cycles, &t, -1, -1);
 	printf("processes=%zu cycles=%d open_fds=%u\n", snap.view.n_procs,
 	       cycles, snap.stats.open_fds);
-	printf("idle: memz %.3f ms/cycle  naive %.3f ms/cycle  ratio %.3f (goal <= 0.2)\n",
-	       idle.memz * 1e3, idle.naive * 1e3, idle.memz / idle.naive);
+	print_phase("idle", &idle, n, cycles, "goal <= 0.2");
+	churn = measure(s, &snap, cycles, &t, ccmd, cack);
+	print_phase("churn", &churn, n, cycles, "goal: as idle");
+	close(ccmd);
+	close(cack);
+	if (churner > 0)
+		waitpid(churner, NULL, 0);
 
 	for (int i = 0; i < n; i++)
 		kill(kids[i], SIGUSR1);
 	nap(200);
-	busy = measure(s, &snap, cycles, &t);
-	printf("busy: memz %.3f ms/cycle  naive %.3f ms/cycle  ratio %.3f (goal <= 1.15)\n",
-	       busy.memz * 1e3, busy.naive * 1e3, busy.memz / busy.naive);
+	busy = measure(s, &snap, cycles, &t, -1, -1);
+	print_phase("busy", &busy, n, cycles, "goal <= 1.15");
 	printf("busy: last cycle rollup_reads=%u deferred=%u skipped=%u\n",
 	       snap.stats.rollup_reads, snap.stats.rollup_deferred,
 	       snap.stats.rollup_skipped);
