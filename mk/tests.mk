@@ -58,16 +58,18 @@ INTEGRATION_TESTS += tests/it_dashboard.sh
 EXTRA_DIST += tests/it_dashboard.sh docs/dashboard.png
 
 # benchmarks: `make bench` prints figures; nothing here is a test
-noinst_PROGRAMS += tests/bench_sampler tests/bench/procs tests/bench/reader
+noinst_PROGRAMS += tests/bench_sampler tests/bench/procs tests/bench/reader \
+	tests/bench/stall
 tests_bench_sampler_SOURCES = tests/bench_sampler.c tests/bench/naive.h
 tests_bench_sampler_LDADD = libmemz.la
 tests_bench_procs_SOURCES = tests/bench/procs.c
+tests_bench_stall_SOURCES = tests/bench/stall.c
 tests_bench_reader_SOURCES = tests/bench/reader.c tests/bench/naive.h
 tests_bench_reader_LDADD = libmemz.la
 dist_noinst_SCRIPTS += scripts/bench.sh
 
 bench: tests/bench_sampler$(EXEEXT) tests/bench/procs$(EXEEXT) \
-	  tests/bench/reader$(EXEEXT) all
+	  tests/bench/reader$(EXEEXT) tests/bench/stall$(EXEEXT) all
 	ulimit -n 65536 2>/dev/null || ulimit -n 8192; \
 	  top_builddir='$(abs_top_builddir)' top_srcdir='$(abs_top_srcdir)' \
 	  $(SHELL) $(top_srcdir)/scripts/bench.sh

@@ -1,7 +1,7 @@
 /*
  * procs - the processes `make bench` measures readers on. Not a test.
  *
- *   procs -n N -m MIB [-l [-H]]
+ *   procs -n N -m MIB [-l [-H]] [-c FORKS]
  *
  * Forks N children that each touch MIB MiB (4 KiB pages, so a large one is
  * as expensive to walk as a real database), prints "ready" once all have,
@@ -9,7 +9,10 @@
  * 10 ms; SIGUSR2: idle again; SIGTERM: kill the children and exit. With -l
  * each child also grows by 1 MiB every second from the start (a leak); with
  * -H too, only once the child itself gets SIGHUP (the bench's memz reader
- * sends it when the child's allocation ramp is no longer flagged).
+ * sends it when the child's allocation ramp is no longer flagged). With -c
+ * it also starts FORKS short-lived processes a second (each exits at once:
+ * fork churn, as cron, shells and health checks make); -n 0 -c 10 is churn
+ * alone.
  */
 #include <errno.h>
 #include <signal.h>
@@ -84,12 +87,12 @@ static void child(size_t mib, int leak, int ready_fd)
 
 int main(int argc, char **argv)
 {
-	int n = 1000, leak = 0, opt, pfd[2];
+	int n = 1000, leak = 0, churn = 0, opt, pfd[2];
 	size_t mib = 3;
 	pid_t *kids;
 	struct sigaction sa;
 
-	while ((opt = getopt(argc, argv, "n:m:lH")) != -1) {
+	while ((opt = getopt(argc, argv, "n:m:lHc:")) != -1) {
 		if (opt == 'n')
 			n = atoi(optarg);
 		else if (opt == 'm')
@@ -98,6 +101,8 @@ int main(int argc, char **argv)
 			leak = 1;
 		else if (opt == 'H')
 			leak_on = 0;
+		else if (opt == 'c')
+			churn = atoi(optarg);
 		else
 			return 2;
 	}
@@ -126,7 +131,17 @@ int main(int argc, char **argv)
 	}
 	printf("ready\n");
 	fflush(stdout);
-	for (int applied = 0; !stop; nap_ms(100)) {
+	for (int applied = 0, tick = 0; !stop; nap_ms(100), tick++) {
+		/* FORKS a second, spread over the ten naps of a second */
+		for (int i = churn * (tick % 10) / 10;
+		     i < churn * (tick % 10 + 1) / 10; i++) {
+			pid_t k = fork();
+
+			if (k == 0)
+				_exit(0);
+			if (k > 0)
+				waitpid(k, NULL, 0);
+		}
 		if (busy == applied)
 			continue;
 		applied = busy;
