@@ -14,8 +14,9 @@
 /* Kernel threads have no user memory to sample; only the sweep cares
  * whether one is still there, so each is probed (through stat, which also
  * catches a reused pid) once in this many cycles and simply kept as seen in
- * between. A dead kernel thread's pid taken by a new process hides that
- * process for at most this many cycles. */
+ * between. A dead kernel thread's pid taken by a new process is seen at once
+ * when the pid is among those looked up since the last cycle, and else
+ * hides that process for at most this many cycles. */
 #define KTHREAD_PROBE_CYCLES 16
 
 /* A kept smaps_rollup fd saves an open per exact read but pins a page of
@@ -354,7 +355,7 @@ static struct memz_proc *probe(struct memz_sampler *s, int pid)
 	bool is_new;
 	int rc;
 
-	if (p && p->kernel_thread &&
+	if (p && p->kernel_thread && !s->span_pid &&
 	    ((unsigned)pid + s->cycle) % KTHREAD_PROBE_CYCLES != 0) {
 		memz_table_get(s->table, pid, p->start, &is_new);
 		return p;

@@ -541,6 +541,21 @@ static void fixture_span_reuse(void)
 	CHECK_INT(snap.stats.new_procs, 1);
 	p = find_pid(&snap, 505);
 	CHECK(p && p->start == 77777 && mz_pe(p)->first_seen == 7.0);
+
+	/* kernel thread 2 is probed once in 16 cycles, but its pid handed
+	 * out again (wrapped, then 2 in the span) is looked at at once */
+	CHECK(!find_pid(&snap, 2)); /* kernel threads are not in the view */
+	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/101 1\n");
+	CHECK_INT(memz_sampler_run(s, 8, &snap), 0);
+	CHECK(snap.stats.listed);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s/proc/2'", to);
+	CHECK_INT(system(cmd), 0);
+	add_task(to, 2, 2);
+	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/101 3\n");
+	CHECK_INT(memz_sampler_run(s, 9, &snap), 0);
+	CHECK(!snap.stats.listed);
+	p = find_pid(&snap, 2);
+	CHECK(p && !p->kernel_thread && p->start == 9002);
 	memz_snapshot_release(&snap);
 	memz_sampler_free(&s);
 	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
