@@ -99,6 +99,7 @@ int memz_sampler_open(struct memz_sampler **out,
 	memz_pidfiles_init(&s->files, a);
 	s->page_size = ps > 0 ? (uint64_t)ps : 4096;
 	memz_sysfiles_init(&s->sys);
+	memz_oom_init(&s->oom);
 	memz_pace_init(&s->pace);
 	memz_pidwatch_init(&s->pids);
 	memz_budget_init(&s->budget, set->cpu_budget);
@@ -259,10 +260,19 @@ static void read_identity(struct memz_sampler *s, struct memz_proc *p)
 	if (!memz_pidfiles_read(&s->files, p->pid, "oom_score_adj", &len) &&
 	    !memz_parse_oom_score_adj(s->files.buf, len, &v))
 		p->oom_score_adj = v;
-	if (s->s.group_by == MEMZ_GROUP_CGROUP &&
-	    !memz_pidfiles_read(&s->files, p->pid, "cgroup", &len) &&
-	    !memz_parse_cgroup(s->files.buf, len, tmp, sizeof tmp))
-		memz_table_set_cgroup(s->table, p, tmp);
+	/* the memory cgroup is what an OOM forecast and kill are about, so
+	 * the file is read whatever GroupBy is */
+	if (!memz_pidfiles_read(&s->files, p->pid, "cgroup", &len)) {
+		bool v1;
+
+		if (s->s.group_by == MEMZ_GROUP_CGROUP &&
+		    !memz_parse_cgroup(s->files.buf, len, tmp, sizeof tmp))
+			memz_table_set_cgroup(s->table, p, tmp);
+		if (!memz_oom_parse_memcg(s->files.buf, len, tmp, sizeof tmp,
+					  &v1) &&
+		    !memz_table_set_memcg(s->table, p, tmp))
+			p->memcg_v1 = v1;
+	}
 	if (s->s.group_by == MEMZ_GROUP_EXE) {
 		char path[32];
 		int dfd;
@@ -618,6 +628,9 @@ int memz_sampler_run(struct memz_sampler *s, double now,
 		snap->psi.present = false;
 	if (memz_sysfiles_read_numa(&s->sys, &snap->numa))
 		snap->numa.n = 0;
+	/* the cgroups' kill counters before the machine's, so that the
+	 * machine's is never behind */
+	memz_oom_read_cgroups(&s->oom, s->s.sys_root);
 	if (memz_sysfiles_read_vmstat(&s->sys, &snap->vm))
 		snap->vm.present = false;
 	snap->stats.files_read += 3 + s->sys.n_nodes;
@@ -649,6 +662,20 @@ int memz_sampler_run(struct memz_sampler *s, double now,
 			snap->pss_anon_fallback = true;
 	}
 	memz_breakdown_compute(&snap->mem, anon, &snap->br);
+	{
+		struct memz_oom_input oin = {
+			.t = now,
+			.mem = &snap->mem,
+			.vm = &snap->vm,
+			.view = &snap->view,
+			.grouped = s->s.group_by != MEMZ_GROUP_NONE,
+			.sys_root = s->s.sys_root,
+		};
+
+		memz_oom_update(&s->oom, &oin);
+		snap->oom = s->oom.view;
+		snap->stats.files_read += s->oom.files_read;
+	}
 
 	snap->stats.vanished = snap->view.vanished;
 	snap->stats.files_read += s->files.files_read;

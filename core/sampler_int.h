@@ -15,6 +15,7 @@
 
 #include "memz/budget.h"
 #include "memz/cgroup.h"
+#include "memz/oom.h"
 #include "memz/pidfiles.h"
 #include "memz/pidwatch.h"
 #include "memz/sampler.h"
@@ -44,6 +45,8 @@ struct memz_sampler {
 	size_t cap_cand;
 	char failed[PATH_MAX + 128]; /* what stats.failed_path points at */
 	struct memz_cycle_stats *st; /* this cycle's, in the snapshot */
+
+	struct memz_oom oom; /* time to OOM, and the OOM kills named */
 };
 
 /* exact.c */

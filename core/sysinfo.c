@@ -218,6 +218,9 @@ int memz_parse_vmstat(const char *buf, size_t len, struct memz_vmstat *out)
 		} else if (mz_eq(ls, sp, "pswpout")) {
 			dst = &v.pswpout;
 			bit = 2;
+		} else if (mz_eq(ls, sp, "oom_kill")) {
+			dst = &v.oom_kill;
+			bit = 4;
 		} else {
 			continue;
 		}
@@ -229,6 +232,8 @@ int memz_parse_vmstat(const char *buf, size_t len, struct memz_vmstat *out)
 	}
 	/* Neither counter: a kernel built without VM event counters, which
 	 * is a kernel without the numbers, not a malformed file. One alone is. */
+	v.has_oom_kill = (seen & 4u) != 0;
+	seen &= 3u;
 	if (seen == 0) {
 		*out = v;
 		return 0;

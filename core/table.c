@@ -38,6 +38,8 @@ struct memz_table {
 	size_t cap_groups, n_view_groups;
 	struct memz_event *events;
 	size_t n_events, cap_events;
+	struct memz_proc **gone; /* retired this cycle, for the OOM kill's victim */
+	size_t n_gone, cap_gone;
 };
 
 static size_t pid_slot(const struct memz_table *t, int pid)
@@ -113,6 +115,7 @@ void memz_table_free(struct memz_table **tp)
 	memz_free(t->a, &t->procs);
 	memz_free(t->a, &t->groups);
 	memz_free(t->a, &t->events);
+	memz_free(t->a, &t->gone);
 	memz_realloc(t->a, t, 0);
 	*tp = NULL;
 }
@@ -175,6 +178,12 @@ static void retire(struct memz_table *t, struct memz_proc *p)
 	}
 	if (t->on_retire)
 		t->on_retire(p, t->retire_ctx);
+	/* a process that left is what an OOM kill took, if one rose; losing
+	 * it to -ENOMEM only makes that kill "unknown" */
+	if (!p->kernel_thread &&
+	    !memz_grow(t->a, &t->gone, &t->cap_gone, t->n_gone + 1,
+		       sizeof *t->gone))
+		t->gone[t->n_gone++] = p;
 	unlink_hash(t, p);
 	t->n_live--;
 	mz_pe(p)->lnext = t->grave;
@@ -186,7 +195,8 @@ static void bury_names(struct memz_table *t, struct memz_proc *p)
 	memz_intern_put(&t->names, p->name);
 	memz_intern_put(&t->names, p->exe);
 	memz_intern_put(&t->names, p->cgroup);
-	p->name = p->exe = p->cgroup = NULL;
+	memz_intern_put(&t->names, p->memcg);
+	p->name = p->exe = p->cgroup = p->memcg = NULL;
 }
 
 void memz_table_begin(struct memz_table *t, double now)
@@ -196,6 +206,7 @@ void memz_table_begin(struct memz_table *t, double now)
 
 	t->now = now;
 	t->n_events = 0;
+	t->n_gone = 0;
 	for (p = t->grave; p; p = next) {
 		next = mz_pe(p)->lnext;
 		bury_names(t, p);
@@ -328,6 +339,12 @@ int memz_table_set_cgroup(struct memz_table *t, struct memz_proc *p,
 			  const char *cgroup)
 {
 	return set_interned(t, &p->cgroup, cgroup, strlen(cgroup));
+}
+
+int memz_table_set_memcg(struct memz_table *t, struct memz_proc *p,
+			 const char *memcg)
+{
+	return set_interned(t, &p->memcg, memcg, strlen(memcg));
 }
 
 struct memz_proc *memz_table_first(struct memz_table *t)
@@ -688,6 +705,8 @@ int memz_table_end(struct memz_table *t, struct memz_table_view *v)
 	}
 	v->events = t->events;
 	v->n_events = t->n_events;
+	v->gone = (const struct memz_proc *const *)t->gone;
+	v->n_gone = t->n_gone;
 	return rc;
 }
 

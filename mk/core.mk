@@ -17,6 +17,7 @@ libmemz_la_SOURCES += \
 	include/memz/pace.h core/pace.c \
 	include/memz/budget.h core/budget.c \
 	include/memz/table.h core/table.c core/table_int.h \
+	include/memz/oom.h core/oom.c \
 	include/memz/breakdown.h core/breakdown.c \
 	include/memz/sampler.h core/sampler.c \
 	core/sampler_int.h core/exact.c \
@@ -142,3 +143,8 @@ check_PROGRAMS += tests/test_leakparts
 tests_test_leakparts_SOURCES = tests/test_leakparts.c tests/check.h tests/counting_alloc.h
 tests_test_leakparts_CPPFLAGS = $(CORE_FIXTURES_CPPFLAGS) $(YAJL_CFLAGS)
 tests_test_leakparts_LDADD = libmemz.la $(YAJL_LIBS)
+
+UNIT_TESTS += tests/test_oom
+check_PROGRAMS += tests/test_oom
+tests_test_oom_SOURCES = tests/test_oom.c tests/check.h
+tests_test_oom_LDADD = libmemz.la

@@ -267,6 +267,24 @@ static void test_vmstat(void)
 	CHECK_INT(memz_parse_vmstat("pswpin 1\n", 9, &s), -EINVAL);
 	CHECK_INT(memz_parse_vmstat("pswpin 1\npswpout z\n", 19, &s), -EINVAL);
 	CHECK_INT(memz_parse_vmstat("pswpin 1\npswpout\n", 17, &s), -EINVAL);
+	/* oom_kill (Linux 4.13 on) is optional, and counted when there */
+	memset(&s, 0xff, sizeof(s));
+	CHECK_INT(memz_parse_vmstat(v, strlen(v), &s), 0);
+	CHECK(!s.has_oom_kill);
+	CHECK_U64(s.oom_kill, 0);
+	{
+		static const char k[] = "pswpin 1\npswpout 2\noom_kill 3\n";
+
+		CHECK_INT(memz_parse_vmstat(k, strlen(k), &s), 0);
+		CHECK(s.present);
+		CHECK(s.has_oom_kill);
+		CHECK_U64(s.oom_kill, 3);
+		CHECK_INT(memz_parse_vmstat("oom_kill 9\n", 11, &s), 0);
+		CHECK(!s.present);
+		CHECK(s.has_oom_kill);
+		CHECK_U64(s.oom_kill, 9);
+		CHECK_INT(memz_parse_vmstat("oom_kill x\n", 11, &s), -EINVAL);
+	}
 }
 
 static void test_sysfiles_real(void)

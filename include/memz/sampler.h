@@ -49,6 +49,7 @@
 #include "memz/alloc.h"
 #include "memz/breakdown.h"
 #include "memz/leakparts.h"
+#include "memz/oom.h"
 #include "memz/pace.h"
 #include "memz/settings.h"
 #include "memz/sysinfo.h"
@@ -97,6 +98,7 @@ struct memz_snapshot {
 	const struct memz_leakpart *leak_parts;
 	size_t n_leak_parts;
 	struct memz_cycle_stats stats;
+	struct memz_oom_view oom; /* time to OOM per scope, the last OOM kills */
 	enum memz_pace_mode pace;
 	unsigned interval_ms;  /* what the pace policy asks for next */
 	bool rollup_fallback;  /* no smaps_rollup: smaps was summed */

@@ -58,6 +58,10 @@ struct memz_numa {
 struct memz_vmstat {
 	bool present;
 	uint64_t pswpin, pswpout; /* pages since boot */
+	/* processes the OOM killer killed since boot (Linux 4.13 on; absent
+	 * before, which is no error) */
+	uint64_t oom_kill;
+	bool has_oom_kill;
 };
 
 int memz_parse_meminfo(const char *buf, size_t len, struct memz_meminfo *out);

@@ -51,6 +51,10 @@ struct memz_proc {
 	const char *name;   /* interned comm, raw bytes */
 	const char *exe;    /* interned basename of exe, or NULL */
 	const char *cgroup; /* interned cgroup path, or NULL */
+	/* interned path of its memory cgroup (v1's memory controller when it
+	 * is mounted, else v2's), or NULL; read once, when first seen */
+	const char *memcg;
+	bool memcg_v1;
 	uint32_t uid;
 	long threads;
 
@@ -115,6 +119,10 @@ struct memz_table_view {
 	size_t n_events;
 	unsigned leak_suspects; /* processes and groups flagged now */
 	unsigned vanished;      /* entries swept this cycle */
+	/* the processes that left since the last cycle, their figures as last
+	 * sampled (kernel threads left out) */
+	const struct memz_proc *const *gone;
+	size_t n_gone;
 };
 
 struct memz_table;
@@ -141,6 +149,8 @@ int memz_table_set_exe(struct memz_table *t, struct memz_proc *p,
 		       const char *exe);
 int memz_table_set_cgroup(struct memz_table *t, struct memz_proc *p,
 			  const char *cgroup);
+int memz_table_set_memcg(struct memz_table *t, struct memz_proc *p,
+			 const char *memcg);
 /* Called by the table before an entry is recycled (the sampler closes the
  * entry's fds here). */
 void memz_table_on_retire(struct memz_table *t,

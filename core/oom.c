@@ -1,0 +1,658 @@
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "memz/oom.h"
+#include "memz/sanitize.h"
+#include "parse_util.h"
+
+void memz_oom_init(struct memz_oom *o)
+{
+	memset(o, 0, sizeof *o);
+}
+
+static int copy_range(const char *s, const char *e, char *out, size_t outlen)
+{
+	size_t n = (size_t)(e - s);
+
+	if (n == 0 || *s != '/')
+		return -EINVAL;
+	if (n >= outlen)
+		return -ENAMETOOLONG;
+	memcpy(out, s, n);
+	out[n] = '\0';
+	return 0;
+}
+
+/* Does the comma-separated list [s, e) hold "memory"? */
+static bool lists_memory(const char *s, const char *e)
+{
+	while (s < e) {
+		const char *c = memchr(s, ',', (size_t)(e - s));
+		const char *t = c ? c : e;
+
+		if (mz_eq(s, t, "memory"))
+			return true;
+		s = c ? c + 1 : e;
+	}
+	return false;
+}
+
+int memz_oom_parse_memcg(const char *buf, size_t len, char *out,
+			 size_t outlen, bool *v1)
+{
+	const char *p = buf, *end = buf + len, *ls, *le;
+	const char *v2 = NULL, *v2_end = NULL;
+
+	while (mz_next_line(&p, end, &ls, &le)) {
+		const char *s = ls, *c1, *c2;
+		unsigned long long id;
+
+		if (ls == le)
+			continue;
+		if (memz_parse_u64(&s, le, &id) || s >= le || *s != ':')
+			return -EINVAL;
+		c1 = s;
+		c2 = memchr(c1 + 1, ':', (size_t)(le - c1 - 1));
+		if (!c2)
+			return -EINVAL;
+		if (lists_memory(c1 + 1, c2)) {
+			*v1 = true;
+			return copy_range(c2 + 1, le, out, outlen);
+		}
+		if (id == 0 && c2 == c1 + 1) {
+			v2 = c2 + 1;
+			v2_end = le;
+		}
+	}
+	if (!v2)
+		return -EINVAL;
+	*v1 = false;
+	return copy_range(v2, v2_end, out, outlen);
+}
+
+/* v1 reports "unlimited" as LONG_MAX rounded down to a page; no machine
+ * has 2^62 bytes, so anything from there on is no limit. */
+#define V1_UNLIMITED (1ull << 62)
+
+int memz_oom_parse_limit(const char *buf, size_t len, uint64_t *out)
+{
+	const char *s = buf, *e = buf + len;
+	unsigned long long v;
+
+	while (e > s && (e[-1] == '\n' || e[-1] == ' '))
+		e--;
+	if (mz_eq(s, e, "max")) {
+		*out = UINT64_MAX;
+		return 0;
+	}
+	if (memz_parse_u64(&s, e, &v) || s != e)
+		return -EINVAL;
+	*out = v >= V1_UNLIMITED ? UINT64_MAX : v;
+	return 0;
+}
+
+int memz_oom_parse_key(const char *buf, size_t len, const char *key,
+		       uint64_t *out)
+{
+	const char *p = buf, *end = buf + len, *ls, *le;
+
+	while (mz_next_line(&p, end, &ls, &le)) {
+		const char *sp = memchr(ls, ' ', (size_t)(le - ls));
+		const char *s;
+		unsigned long long v;
+
+		if (!sp || !mz_eq(ls, sp, key))
+			continue;
+		s = sp;
+		if (memz_parse_u64(&s, le, &v) || s != le)
+			return -EINVAL;
+		*out = v;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* ---- reading the hierarchy ---- */
+
+static int root_path(const struct memz_oom *o, const char *sys_root,
+		     char *out, size_t n)
+{
+	int w = snprintf(out, n, "%s/fs/cgroup%s", sys_root,
+			 o->v1 ? "/memory" : "");
+
+	return w < 0 || (size_t)w >= n ? -ENAMETOOLONG : 0;
+}
+
+/* file of the cgroup at path (in the hierarchy) into o->buf. */
+static int read_cg(struct memz_oom *o, const char *sys_root, const char *path,
+		   const char *file, size_t *len)
+{
+	char full[MEMZ_PATH_MAX + MEMZ_OOM_PATH_MAX + 64];
+	char root[MEMZ_PATH_MAX + 32];
+	int w;
+
+	if (root_path(o, sys_root, root, sizeof root))
+		return -ENAMETOOLONG;
+	w = snprintf(full, sizeof full, "%s%s/%s", root, path, file);
+	if (w < 0 || (size_t)w >= sizeof full)
+		return -ENAMETOOLONG;
+	o->files_read++;
+	return memz_read_file_at(AT_FDCWD, full, o->buf, sizeof o->buf, len);
+}
+
+static const char *limit_file(const struct memz_oom *o)
+{
+	return o->v1 ? "memory.limit_in_bytes" : "memory.max";
+}
+
+static void find_root(struct memz_oom *o, const char *sys_root)
+{
+	char p[MEMZ_PATH_MAX + 64];
+	struct stat st;
+
+	o->has_root = false;
+	snprintf(p, sizeof p, "%s/fs/cgroup/memory/memory.usage_in_bytes",
+		 sys_root);
+	if (!stat(p, &st)) {
+		o->v1 = o->has_root = true;
+		return;
+	}
+	snprintf(p, sizeof p, "%s/fs/cgroup/cgroup.controllers", sys_root);
+	if (!stat(p, &st)) {
+		o->v1 = false;
+		o->has_root = true;
+	}
+}
+
+struct walk {
+	struct memz_oom_watch found[MEMZ_OOM_MAX_SCOPES];
+	size_t n;
+	unsigned visited;
+};
+
+/* Keep the tightest limits: a cgroup with less room is nearer its OOM. */
+static void consider(struct walk *w, const char *path, uint64_t limit)
+{
+	size_t i;
+
+	if (w->n == MEMZ_OOM_MAX_SCOPES) {
+		if (limit >= w->found[w->n - 1].limit)
+			return;
+		w->n--;
+	}
+	for (i = w->n; i > 0 && w->found[i - 1].limit > limit; i--)
+		w->found[i] = w->found[i - 1];
+	memset(&w->found[i], 0, sizeof w->found[i]);
+	snprintf(w->found[i].path, sizeof w->found[i].path, "%s", path);
+	w->found[i].limit = limit;
+	w->n++;
+}
+
+static void walk(struct memz_oom *o, struct walk *w, const char *sys_root,
+		 const char *path, unsigned depth)
+{
+	char root[MEMZ_PATH_MAX + 32], dir[MEMZ_PATH_MAX + MEMZ_OOM_PATH_MAX + 32];
+	struct dirent *de;
+	DIR *d;
+
+	if (root_path(o, sys_root, root, sizeof root))
+		return;
+	snprintf(dir, sizeof dir, "%s%s", root, path);
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((de = readdir(d)) && w->visited < MEMZ_OOM_MAX_WALK) {
+		char sub[MEMZ_OOM_PATH_MAX];
+		uint64_t limit;
+		size_t len;
+		int n;
+
+		if (de->d_name[0] == '.' ||
+		    (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue;
+		n = snprintf(sub, sizeof sub, "%s/%s", path, de->d_name);
+		if (n < 0 || (size_t)n >= sizeof sub)
+			continue;
+		if (read_cg(o, sys_root, sub, limit_file(o), &len))
+			continue; /* not a cgroup (or gone) */
+		w->visited++;
+		if (!memz_oom_parse_limit(o->buf, len, &limit) &&
+		    limit != UINT64_MAX)
+			consider(w, sub, limit);
+		if (depth + 1 < MEMZ_OOM_MAX_DEPTH)
+			walk(o, w, sys_root, sub, depth + 1);
+	}
+	closedir(d);
+}
+
+/* A watched cgroup keeps its counters across a rescan. */
+static void rescan(struct memz_oom *o, const char *sys_root)
+{
+	struct walk w;
+
+	memset(&w, 0, sizeof w);
+	find_root(o, sys_root);
+	if (o->has_root)
+		walk(o, &w, sys_root, "", 0);
+	for (size_t i = 0; i < w.n; i++)
+		for (size_t j = 0; j < o->n_w; j++)
+			if (!strcmp(w.found[i].path, o->w[j].path)) {
+				uint64_t limit = w.found[i].limit;
+
+				w.found[i] = o->w[j];
+				w.found[i].limit = limit;
+				break;
+			}
+	memcpy(o->w, w.found, sizeof w.found);
+	o->n_w = w.n;
+}
+
+void memz_oom_read_cgroups(struct memz_oom *o, const char *sys_root)
+{
+	o->files_read = 0;
+	if (o->cycle++ % MEMZ_OOM_RESCAN_CYCLES == 0)
+		rescan(o, sys_root);
+	for (size_t i = 0; i < o->n_w; i++) {
+		struct memz_oom_watch *w = &o->w[i];
+		unsigned long long v;
+		const char *s;
+		uint64_t k;
+		size_t len;
+
+		w->ok = !read_cg(o, sys_root, w->path,
+				 o->v1 ? "memory.usage_in_bytes" : "memory.current",
+				 &len);
+		s = o->buf;
+		if (w->ok && (memz_parse_u64(&s, o->buf + len, &v) ||
+			      (s < o->buf + len && *s != '\n')))
+			w->ok = false;
+		if (w->ok)
+			w->usage = v;
+		w->has_kills =
+			!read_cg(o, sys_root, w->path,
+				 o->v1 ? "memory.oom_control" : "memory.events",
+				 &len) &&
+			!memz_oom_parse_key(o->buf, len, "oom_kill", &k);
+		if (!w->has_kills)
+			continue;
+		if (!w->primed) {
+			w->kills0 = w->kills = k;
+			w->primed = true;
+		} else if (k > w->kills) {
+			w->pending += (unsigned)(k - w->kills);
+			w->kills = k;
+		}
+	}
+}
+
+/* ---- forecasts ---- */
+
+static void scope_id(char *out, size_t n, const char *path)
+{
+	char tmp[MEMZ_OOM_PATH_MAX + 3];
+	size_t len;
+
+	len = memz_sanitize_id(path, strlen(path), tmp + 2, sizeof tmp - 2);
+	tmp[0] = 'c';
+	tmp[1] = 'g';
+	len += 2;
+	if (len >= n) /* the end of a path says most about it */
+		memmove(tmp + 2, tmp + 2 + (len - (n - 1)), n - 3 + 1);
+	snprintf(out, n, "%s", tmp);
+}
+
+/* Is path (a process's memory cgroup) scope or below it? */
+static bool under(const char *path, const char *scope)
+{
+	size_t n = strlen(scope);
+
+	return !strncmp(path, scope, n) && (path[n] == '\0' || path[n] == '/');
+}
+
+static void add_growth(struct memz_oom_scope *sc, const char *name, int pid,
+		       const struct memz_verdict *v, double *conf_sum)
+{
+	unsigned i;
+
+	if (!v->leak || !(v->rate_bps > 0))
+		return;
+	sc->growth_bps += v->rate_bps;
+	*conf_sum += v->rate_bps * v->confidence;
+	for (i = sc->n_drivers;
+	     i > 0 && sc->drivers[i - 1].rate_bps < v->rate_bps; i--)
+		if (i < MEMZ_OOM_MAX_DRIVERS)
+			sc->drivers[i] = sc->drivers[i - 1];
+	if (i >= MEMZ_OOM_MAX_DRIVERS)
+		return;
+	snprintf(sc->drivers[i].name, sizeof sc->drivers[i].name, "%s",
+		 name ? name : "");
+	sc->drivers[i].pid = pid;
+	sc->drivers[i].rate_bps = v->rate_bps;
+	if (sc->n_drivers < MEMZ_OOM_MAX_DRIVERS)
+		sc->n_drivers++;
+}
+
+static void finish(struct memz_oom_scope *sc, double conf_sum)
+{
+	if (!(sc->growth_bps > 0)) {
+		sc->growth_bps = 0;
+		sc->seconds = NAN;
+		sc->confidence = 0;
+		sc->n_drivers = 0;
+		return;
+	}
+	sc->seconds = (double)sc->available / sc->growth_bps;
+	sc->confidence = (int)lround(conf_sum / sc->growth_bps);
+	for (unsigned i = 0; i < sc->n_drivers; i++)
+		sc->drivers[i].share = sc->drivers[i].rate_bps / sc->growth_bps;
+}
+
+static void machine_growth(struct memz_oom_scope *sc,
+			   const struct memz_oom_input *in, double *conf)
+{
+	const struct memz_table_view *v = in->view;
+
+	if (in->grouped)
+		for (size_t i = 0; i < v->n_groups; i++)
+			add_growth(sc, v->groups[i]->name, 0,
+				   &v->groups[i]->det.verdict, conf);
+	for (size_t i = 0; i < v->n_procs; i++) {
+		const struct memz_proc *p = v->procs[i];
+
+		if (in->grouped && p->group && p->group->det.verdict.leak)
+			continue;
+		add_growth(sc, p->name, p->pid, &p->det.verdict, conf);
+	}
+}
+
+static uint64_t sub0(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+static void forecasts(struct memz_oom *o, const struct memz_oom_input *in)
+{
+	struct memz_oom_scope *m = &o->view.scope[0];
+	double conf = 0;
+
+	memset(m, 0, sizeof *m);
+	snprintf(m->id, sizeof m->id, "machine");
+	m->limit = in->mem->mem_total + in->mem->swap_total;
+	m->available = in->mem->mem_available + in->mem->swap_free;
+	m->has_kills = in->vm->has_oom_kill;
+	m->kills = in->vm->has_oom_kill ? in->vm->oom_kill - o->vm_kills0 : 0;
+	machine_growth(m, in, &conf);
+	finish(m, conf);
+
+	o->view.n_scopes = 1;
+	for (size_t i = 0; i < o->n_w; i++) {
+		const struct memz_oom_watch *w = &o->w[i];
+		struct memz_oom_scope *sc = &o->view.scope[o->view.n_scopes++];
+		uint64_t used = w->usage, inactive;
+		size_t len;
+
+		conf = 0;
+		memset(sc, 0, sizeof *sc);
+		snprintf(sc->path, sizeof sc->path, "%s", w->path);
+		scope_id(sc->id, sizeof sc->id, w->path);
+		sc->v1 = o->v1;
+		sc->limit = w->limit;
+		sc->has_kills = w->has_kills;
+		sc->kills = w->kills - w->kills0;
+		for (size_t j = 0; j < in->view->n_procs; j++) {
+			const struct memz_proc *p = in->view->procs[j];
+
+			if (p->memcg && p->memcg_v1 == o->v1 &&
+			    under(p->memcg, w->path))
+				add_growth(sc, p->name, p->pid, &p->det.verdict,
+					   &conf);
+		}
+		/* memory.stat costs a read the kernel makes dear (it flushes
+		 * its per-CPU counters): only where there is a forecast */
+		if (sc->growth_bps > 0 &&
+		    !read_cg(o, in->sys_root, w->path, "memory.stat", &len) &&
+		    !memz_oom_parse_key(o->buf, len,
+					o->v1 ? "total_inactive_file" :
+						"inactive_file",
+					&inactive))
+			used = sub0(used, inactive);
+		sc->available = w->ok ? sub0(w->limit, used) : 0;
+		if (!w->ok)
+			sc->growth_bps = 0;
+		finish(sc, conf);
+	}
+}
+
+/* ---- the kills ---- */
+
+/* The largest PSS among p's last samples: by the time a victim is swept,
+ * the OOM reaper may have emptied it. */
+static uint64_t recent_peak(const struct memz_proc *p)
+{
+	double best = (double)p->mem.pss;
+
+	for (unsigned i = 0; i < p->det.rcount; i++) {
+		double v = p->det.base + (double)p->det.rv[i];
+
+		if (v > best)
+			best = v;
+	}
+	return best > 0 ? (uint64_t)best : 0;
+}
+
+static void age_candidates(struct memz_oom *o)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < o->n_cand; i++)
+		if (!o->cand[i].used && ++o->cand[i].age < 3)
+			o->cand[n++] = o->cand[i];
+	o->n_cand = n;
+}
+
+/* The processes that left this cycle join the pool, at most
+ * MEMZ_OOM_CANDS of them (the kernel's likeliest picks). */
+static void add_candidates(struct memz_oom *o, const struct memz_oom_input *in)
+{
+	const struct memz_table_view *v = in->view;
+	double total = (double)(in->mem->mem_total + in->mem->swap_total);
+	size_t first = o->n_cand, cap = first + MEMZ_OOM_CANDS;
+
+	if (cap > sizeof o->cand / sizeof o->cand[0])
+		cap = sizeof o->cand / sizeof o->cand[0];
+	for (size_t i = 0; i < v->n_gone; i++) {
+		const struct memz_proc *p = v->gone[i];
+		struct memz_oom_cand c;
+		size_t j;
+
+		memset(&c, 0, sizeof c);
+		c.pss = recent_peak(p);
+		c.badness = (double)c.pss + (double)p->mem.swap +
+			    p->oom_score_adj * total / 1000.0;
+		if (o->n_cand == cap) {
+			if (c.badness <= o->cand[cap - 1].badness)
+				continue;
+			o->n_cand--;
+		}
+		snprintf(c.name, sizeof c.name, "%s", p->name ? p->name : "");
+		if (p->memcg) {
+			snprintf(c.memcg, sizeof c.memcg, "%s", p->memcg);
+			c.has_memcg = true;
+			c.v1 = p->memcg_v1;
+		}
+		c.pid = p->pid;
+		c.leak = p->det.verdict.leak;
+		c.leak_confidence = p->det.verdict.confidence;
+		for (j = o->n_cand; j > first && o->cand[j - 1].badness < c.badness;
+		     j--)
+			o->cand[j] = o->cand[j - 1];
+		o->cand[j] = c;
+		o->n_cand++;
+	}
+}
+
+static void record(struct memz_oom *o, double t, const char *scope,
+		   const struct memz_oom_cand *c, unsigned fitted, int sure)
+{
+	struct memz_oom_view *v = &o->view;
+	struct memz_oom_kill *k;
+
+	if (v->n_kills < MEMZ_OOM_MAX_KILLS)
+		v->n_kills++;
+	memmove(&v->kill[1], &v->kill[0], (v->n_kills - 1) * sizeof v->kill[0]);
+	k = &v->kill[0];
+	memset(k, 0, sizeof *k);
+	k->t = t;
+	snprintf(k->scope, sizeof k->scope, "%s", scope);
+	if (*scope)
+		scope_id(k->scope_id, sizeof k->scope_id, scope);
+	else
+		snprintf(k->scope_id, sizeof k->scope_id, "machine");
+	k->candidates = fitted;
+	if (c) {
+		k->known = true;
+		snprintf(k->name, sizeof k->name, "%s", c->name);
+		k->pid = c->pid;
+		k->pss = c->pss;
+		k->leak = c->leak;
+		k->leak_confidence = c->leak_confidence;
+		k->sure = sure;
+	}
+	if (v->new_kills < MEMZ_OOM_MAX_KILLS)
+		v->new_kills++;
+}
+
+/* Name up to *pending kills from the pool (only processes that were in
+ * scope, when one is given); with give_up, those nothing fits are
+ * recorded as unknown. */
+static void name_kills(struct memz_oom *o, double t, const char *scope,
+		       unsigned *pending, bool give_up)
+{
+	while (*pending) {
+		struct memz_oom_cand *best = NULL, *second = NULL;
+		unsigned fitted = 0;
+		int sure;
+
+		for (size_t i = 0; i < o->n_cand; i++) {
+			struct memz_oom_cand *c = &o->cand[i];
+
+			if (c->used || (scope && (!c->has_memcg ||
+						 c->v1 != o->v1 ||
+						 !under(c->memcg, scope))))
+				continue;
+			fitted++;
+			if (!best || c->badness > best->badness) {
+				second = best;
+				best = c;
+			} else if (!second || c->badness > second->badness) {
+				second = c;
+			}
+		}
+		if (!best)
+			break;
+		if (fitted <= *pending || !second || !(best->badness > 0))
+			sure = 90;
+		else
+			sure = 50 + (int)lround(40.0 *
+						fmax(0, best->badness - second->badness) /
+						best->badness);
+		best->used = true;
+		record(o, t, scope ? scope : "", best, fitted, sure);
+		(*pending)--;
+	}
+	for (; give_up && *pending; (*pending)--)
+		record(o, t, scope ? scope : "", NULL, 0, 0);
+}
+
+/* A victim may leave the cycle after its kill is counted: a kill nothing
+ * fits waits this many cycles before it is unknown. */
+#define KILL_WAIT 2
+
+/* Kills this cycle's deeper scopes named that scope s also counted (v2
+ * counts a kill in every ancestor; v1 only in the victim's own cgroup). */
+static unsigned claimed_below(const struct memz_oom *o, const char *s)
+{
+	unsigned n = 0;
+
+	if (o->v1)
+		return 0;
+	for (unsigned i = 0; i < o->view.new_kills; i++) {
+		const char *k = o->view.kill[i].scope;
+
+		if (*k && strcmp(k, s) && under(k, s))
+			n++;
+	}
+	return n;
+}
+
+static void kills(struct memz_oom *o, const struct memz_oom_input *in)
+{
+	size_t order[MEMZ_OOM_MAX_SCOPES];
+	uint64_t total = 0;
+
+	o->view.new_kills = 0;
+	age_candidates(o);
+	add_candidates(o, in);
+
+	/* deepest first, so a kill is named in the cgroup nearest to it */
+	for (size_t i = 0; i < o->n_w; i++) {
+		size_t j = i;
+
+		for (; j > 0 && strlen(o->w[order[j - 1]].path) <
+				       strlen(o->w[i].path);
+		     j--)
+			order[j] = order[j - 1];
+		order[j] = i;
+	}
+	for (size_t i = 0; i < o->n_w; i++) {
+		struct memz_oom_watch *w = &o->w[order[i]];
+		unsigned c = claimed_below(o, w->path);
+
+		w->pending -= c < w->pending ? c : w->pending;
+		if (!w->pending) {
+			w->wait = 0;
+			continue;
+		}
+		name_kills(o, in->t, w->path, &w->pending,
+			   w->wait >= KILL_WAIT);
+		w->wait = w->pending ? w->wait + 1 : 0;
+	}
+	for (unsigned i = 0; i < o->view.new_kills; i++)
+		o->vm_named++;
+
+	if (!in->vm->has_oom_kill)
+		return;
+	if (!o->vm_primed) {
+		o->vm_kills0 = in->vm->oom_kill;
+		o->vm_primed = true;
+		return;
+	}
+	total = in->vm->oom_kill - o->vm_kills0;
+	if (total <= o->vm_named) {
+		o->vm_wait = 0;
+		return;
+	}
+	/* the machine waits a cycle first: a cgroup whose counter was read
+	 * a moment before vmstat may claim the kill next cycle */
+	if (o->vm_wait++ >= 1) {
+		unsigned pending = (unsigned)(total - o->vm_named);
+		unsigned before = o->view.new_kills;
+
+		name_kills(o, in->t, NULL, &pending, o->vm_wait > KILL_WAIT + 1);
+		o->vm_named += o->view.new_kills - before;
+		if (!pending)
+			o->vm_wait = 0;
+	}
+}
+
+void memz_oom_update(struct memz_oom *o, const struct memz_oom_input *in)
+{
+	kills(o, in);
+	forecasts(o, in);
+}

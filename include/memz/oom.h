@@ -1,0 +1,191 @@
+/*
+ * oom.h - time to OOM, and the OOM kill named.
+ *
+ * Time to OOM. A scope is the machine or a memory-limited cgroup. Its
+ * forecast is what it has left over what grows in it:
+ *
+ *   machine: (MemAvailable + SwapFree) / growth of the flagged groups (and
+ *            of flagged processes whose group is not flagged, so nothing
+ *            counts twice), or of the flagged processes under GroupBy none;
+ *   cgroup:  (limit - (usage - inactive file)) / growth of the flagged
+ *            processes in it or below it. inactive file is what kubelet
+ *            leaves out of a working set too: the kernel reclaims it
+ *            before it kills anyone.
+ *
+ * Only leak verdicts count as growth, so noise (a cache warming, a spike)
+ * never makes a forecast, and a forecast clears when its verdicts do. Its
+ * confidence is the growth-weighted mean of theirs; its drivers are the
+ * largest growers, with their share of the growth.
+ *
+ * The OOM kill named. /proc/vmstat's oom_kill counts every kill; a
+ * cgroup's (v2 memory.events, hierarchical; v1 memory.oom_control, the
+ * victim's own cgroup only) counts the kills of its processes. When one
+ * rises, the victim is looked for among the processes that left in the
+ * last three cycles (a victim may exit a cycle before or after the counter
+ * is read) and, for a cgroup, were in it: the one the kernel would pick
+ * first (PSS plus swap, moved by oom_score_adj as the kernel moves
+ * oom_score), with its name, pid, PSS (the largest of its last samples:
+ * the OOM reaper frees a victim's memory before it exits) and whether it
+ * was a leak suspect. `sure` says how sure: 90 when exactly as many
+ * processes left as were killed, less as the best candidate stands less
+ * clearly above the next; a kill nothing fits for two cycles is reported
+ * with known = false ("unknown"). A kill a watched cgroup counted is
+ * reported once, in the deepest such cgroup; the machine reports the
+ * rest, a cycle later, so that a cgroup's counter read a moment after the
+ * machine's can claim its kill first.
+ *
+ * The cgroups watched are found by walking the memory hierarchy under
+ * SysRoot (v1's memory controller when mounted, else v2) every
+ * MEMZ_OOM_RESCAN_CYCLES cycles: at most MEMZ_OOM_MAX_SCOPES limited ones,
+ * the tightest limits first. A process's memory cgroup is read once, when
+ * it is first seen (a process moved later keeps its first one).
+ *
+ * Cost per cycle: 2 reads per watched cgroup (usage, kill counter), a
+ * third (memory.stat) for one that grows, the limit once per rescan; the
+ * rescan reads one limit file per cgroup directory (at most
+ * MEMZ_OOM_MAX_WALK). Nothing is allocated: the state is fixed-size and
+ * the names of victims are copied into it.
+ */
+#ifndef MEMZ_OOM_H
+#define MEMZ_OOM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "memz/sysinfo.h"
+#include "memz/table.h"
+
+#define MEMZ_OOM_MAX_SCOPES 8  /* cgroups, beside the machine */
+#define MEMZ_OOM_MAX_DRIVERS 3
+#define MEMZ_OOM_MAX_KILLS 8   /* the last kills, newest first */
+#define MEMZ_OOM_NAME_MAX 64
+#define MEMZ_OOM_PATH_MAX 192
+#define MEMZ_OOM_ID_MAX 64
+#define MEMZ_OOM_CANDS 16      /* processes that left, per cycle, kept */
+#define MEMZ_OOM_RESCAN_CYCLES 32
+#define MEMZ_OOM_MAX_WALK 1024 /* cgroup directories one rescan visits */
+#define MEMZ_OOM_MAX_DEPTH 8
+
+struct memz_oom_driver {
+	char name[MEMZ_OOM_NAME_MAX]; /* raw bytes, NUL-ended */
+	int pid;                      /* a process's; 0 for a group */
+	double rate_bps;
+	double share;                 /* of the scope's growth, 0..1 */
+};
+
+struct memz_oom_scope {
+	/* "" for the machine, else the cgroup's path in its hierarchy (raw
+	 * bytes) */
+	char path[MEMZ_OOM_PATH_MAX];
+	/* "machine", or "cg" + the path made an identifier (its end kept
+	 * when too long) */
+	char id[MEMZ_OOM_ID_MAX];
+	bool v1;
+	uint64_t limit;     /* machine: MemTotal + SwapTotal */
+	uint64_t available; /* what may still grow before the OOM killer */
+	double growth_bps;  /* summed verdict-grade growth; 0: nothing grows */
+	double seconds;     /* available / growth; NAN: no forecast */
+	int confidence;     /* 0..100; 0 without a forecast */
+	struct memz_oom_driver drivers[MEMZ_OOM_MAX_DRIVERS];
+	unsigned n_drivers;
+	bool has_kills;     /* the counter is readable */
+	uint64_t kills;     /* OOM kills it counted since memz started */
+};
+
+struct memz_oom_kill {
+	double t;
+	char scope[MEMZ_OOM_PATH_MAX]; /* "": the machine */
+	char scope_id[MEMZ_OOM_ID_MAX];
+	bool known;
+	char name[MEMZ_OOM_NAME_MAX];  /* raw bytes; "" when unknown */
+	int pid;
+	uint64_t pss;
+	bool leak;                     /* it was flagged as leaking */
+	int leak_confidence;
+	int sure;                      /* 0..100; 0 when unknown */
+	unsigned candidates;           /* processes that fitted */
+};
+
+struct memz_oom_view {
+	struct memz_oom_scope scope[1 + MEMZ_OOM_MAX_SCOPES]; /* [0]: machine */
+	size_t n_scopes;
+	struct memz_oom_kill kill[MEMZ_OOM_MAX_KILLS]; /* newest first */
+	size_t n_kills;
+	unsigned new_kills; /* kill[0 .. new_kills) were found this cycle */
+};
+
+struct memz_oom_cand {
+	char name[MEMZ_OOM_NAME_MAX];
+	char memcg[MEMZ_OOM_PATH_MAX];
+	bool has_memcg, v1, leak, used;
+	int pid, leak_confidence;
+	unsigned age; /* cycles since it left */
+	uint64_t pss;
+	double badness;
+};
+
+struct memz_oom_watch {
+	char path[MEMZ_OOM_PATH_MAX];
+	uint64_t limit;
+	uint64_t kills0, kills; /* counter at the first read, and now */
+	uint64_t usage;
+	unsigned pending, wait; /* kills not yet named, cycles waited */
+	bool has_kills, primed, ok;
+};
+
+/* The state, fixed-size, embedded in its owner (the sampler). */
+struct memz_oom {
+	struct memz_oom_view view;
+	struct memz_oom_watch w[MEMZ_OOM_MAX_SCOPES];
+	size_t n_w;
+	bool v1;         /* the hierarchy walked is v1's memory controller */
+	bool has_root;   /* a memory hierarchy was found */
+	unsigned cycle;
+	bool vm_primed;
+	uint64_t vm_kills0, vm_named; /* machine counter at start; kills named */
+	unsigned vm_wait;
+	struct memz_oom_cand cand[3 * MEMZ_OOM_CANDS];
+	size_t n_cand;
+	unsigned files_read; /* this cycle */
+	char buf[8192];
+};
+
+/* Empty state; reads nothing. */
+void memz_oom_init(struct memz_oom *o);
+
+/*
+ * The memory cgroup in /proc/PID/cgroup: the v1 line whose controllers
+ * include memory (*v1 = true), else the v2 line "0::/path". 0, or -EINVAL
+ * (malformed, or neither line), -ENAMETOOLONG when it does not fit.
+ */
+int memz_oom_parse_memcg(const char *buf, size_t len, char *out,
+			 size_t outlen, bool *v1);
+/* A limit file: v2's memory.max ("max": UINT64_MAX) or v1's
+ * memory.limit_in_bytes (2^62 and above: UINT64_MAX, v1's "unlimited" is a
+ * page-rounded LONG_MAX). 0 or -EINVAL. */
+int memz_oom_parse_limit(const char *buf, size_t len, uint64_t *out);
+/* The value of key in a "key value" per line file (memory.events,
+ * memory.oom_control, memory.stat). 0, -ENOENT without the key, -EINVAL. */
+int memz_oom_parse_key(const char *buf, size_t len, const char *key,
+		       uint64_t *out);
+
+/* Read the watched cgroups' counters and usage (rescanning the hierarchy
+ * when due). Called before the machine's vmstat is read, so that the
+ * machine's count is never behind its cgroups'. */
+void memz_oom_read_cgroups(struct memz_oom *o, const char *sys_root);
+
+struct memz_oom_input {
+	double t;
+	const struct memz_meminfo *mem;
+	const struct memz_vmstat *vm;
+	const struct memz_table_view *view;
+	bool grouped; /* GroupBy is not none */
+	const char *sys_root;
+};
+
+/* The forecasts and the kills of this cycle, into o->view. Never fails: a
+ * file that cannot be read leaves its scope without figures. */
+void memz_oom_update(struct memz_oom *o, const struct memz_oom_input *in);
+
+#endif

@@ -1,0 +1,522 @@
+/* Time to OOM and the OOM kill named: the parsers, and whole cycles over
+ * cgroup v1 and v2 trees made under a temporary SysRoot. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "memz/oom.h"
+#include "memz/table.h"
+
+#define MiB (1024.0 * 1024.0)
+
+static char root[256];
+
+static void put_file(const char *rel, const char *text)
+{
+	char p[512];
+	FILE *f;
+
+	snprintf(p, sizeof p, "%s/%s", root, rel);
+	f = fopen(p, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs(text, f);
+	fclose(f);
+}
+
+static void put_dir(const char *rel)
+{
+	char p[512];
+
+	snprintf(p, sizeof p, "%s/%s", root, rel);
+	CHECK(mkdir(p, 0755) == 0 || errno == EEXIST);
+}
+
+static void make_root(void)
+{
+	snprintf(root, sizeof root, "/tmp/memz-test-oom-XXXXXX");
+	CHECK(mkdtemp(root) != NULL);
+	put_dir("fs");
+	put_dir("fs/cgroup");
+}
+
+static void remove_root(void)
+{
+	char cmd[300];
+
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
+	CHECK_INT(system(cmd), 0);
+}
+
+static void parse_memcg(void)
+{
+	const char *hybrid = "9:name=systemd:/\n4:memory:/api/x\n1:cpu:/\n0::/\n";
+	const char *v2 = "0::/system.slice/nginx.service\n";
+	const char *joined = "3:cpu,memory:/j\n";
+	char out[64];
+	bool v1 = false;
+
+	CHECK_INT(memz_oom_parse_memcg(hybrid, strlen(hybrid), out, sizeof out,
+				       &v1), 0);
+	CHECK_STR(out, "/api/x");
+	CHECK(v1);
+	CHECK_INT(memz_oom_parse_memcg(v2, strlen(v2), out, sizeof out, &v1), 0);
+	CHECK_STR(out, "/system.slice/nginx.service");
+	CHECK(!v1);
+	CHECK_INT(memz_oom_parse_memcg(joined, strlen(joined), out, sizeof out,
+				       &v1), 0);
+	CHECK_STR(out, "/j");
+	CHECK(v1);
+	CHECK_INT(memz_oom_parse_memcg("1:cpu:/\n", 8, out, sizeof out, &v1),
+		  -EINVAL);
+	CHECK_INT(memz_oom_parse_memcg("x\n", 2, out, sizeof out, &v1), -EINVAL);
+	CHECK_INT(memz_oom_parse_memcg(v2, strlen(v2), out, 8, &v1),
+		  -ENAMETOOLONG);
+}
+
+static void parse_files(void)
+{
+	uint64_t v = 0;
+	const char *ev = "low 0\nhigh 3\nmax 7\noom 2\noom_kill 1\n";
+
+	CHECK_INT(memz_oom_parse_limit("max\n", 4, &v), 0);
+	CHECK_U64(v, UINT64_MAX);
+	CHECK_INT(memz_oom_parse_limit("104857600\n", 10, &v), 0);
+	CHECK_U64(v, 104857600);
+	CHECK_INT(memz_oom_parse_limit("9223372036854771712\n", 20, &v), 0);
+	CHECK_U64(v, UINT64_MAX);
+	CHECK_INT(memz_oom_parse_limit("12k\n", 4, &v), -EINVAL);
+	CHECK_INT(memz_oom_parse_limit("\n", 1, &v), -EINVAL);
+
+	CHECK_INT(memz_oom_parse_key(ev, strlen(ev), "oom_kill", &v), 0);
+	CHECK_U64(v, 1);
+	CHECK_INT(memz_oom_parse_key(ev, strlen(ev), "oom", &v), 0);
+	CHECK_U64(v, 2);
+	CHECK_INT(memz_oom_parse_key(ev, strlen(ev), "nope", &v), -ENOENT);
+	CHECK_INT(memz_oom_parse_key("oom_kill x\n", 11, "oom_kill", &v),
+		  -EINVAL);
+}
+
+/* A process record as the table would hand it out. */
+static void proc(struct memz_proc *p, int pid, const char *name,
+		 const char *memcg, bool v1, double pss, double rate, bool leak,
+		 int conf)
+{
+	memset(p, 0, sizeof *p);
+	memz_detector_init(&p->det);
+	p->pid = pid;
+	p->name = name;
+	p->memcg = memcg;
+	p->memcg_v1 = v1;
+	p->mem.pss = (uint64_t)pss;
+	p->has_sample = true;
+	p->det.verdict.rate_bps = rate;
+	p->det.verdict.leak = leak;
+	p->det.verdict.confidence = conf;
+}
+
+struct world {
+	struct memz_meminfo mem;
+	struct memz_vmstat vm;
+	struct memz_table_view view;
+	const struct memz_proc *procs[4];
+	const struct memz_proc *gone[4];
+	struct memz_oom_input in;
+};
+
+static void world_init(struct world *w)
+{
+	memset(w, 0, sizeof *w);
+	memz_table_view_init(&w->view);
+	w->mem.mem_total = (uint64_t)(1024 * MiB);
+	w->mem.mem_available = (uint64_t)(300 * MiB);
+	w->mem.swap_total = (uint64_t)(100 * MiB);
+	w->mem.swap_free = (uint64_t)(70 * MiB);
+	w->vm.has_oom_kill = true;
+	w->vm.oom_kill = 5;
+	w->view.procs = w->procs;
+	w->view.gone = w->gone;
+	w->in.mem = &w->mem;
+	w->in.vm = &w->vm;
+	w->in.view = &w->view;
+	w->in.grouped = false;
+	w->in.sys_root = root;
+}
+
+static void cycle(struct memz_oom *o, struct world *w, double t)
+{
+	w->in.t = t;
+	memz_oom_read_cgroups(o, root);
+	memz_oom_update(o, &w->in);
+}
+
+static const struct memz_oom_scope *scope(const struct memz_oom *o,
+					  const char *path)
+{
+	for (size_t i = 0; i < o->view.n_scopes; i++)
+		if (!strcmp(o->view.scope[i].path, path))
+			return &o->view.scope[i];
+	return NULL;
+}
+
+static void v2_tree(void)
+{
+	put_file("fs/cgroup/cgroup.controllers", "cpu memory pids\n");
+	put_dir("fs/cgroup/app.slice");
+	put_file("fs/cgroup/app.slice/memory.max", "104857600\n");
+	put_file("fs/cgroup/app.slice/memory.current", "62914560\n");
+	put_file("fs/cgroup/app.slice/memory.stat",
+		 "anon 52428800\nfile 10485760\ninactive_file 10485760\n");
+	put_file("fs/cgroup/app.slice/memory.events",
+		 "low 0\nhigh 0\nmax 0\noom 0\noom_kill 0\n");
+	put_dir("fs/cgroup/app.slice/web.service");
+	put_file("fs/cgroup/app.slice/web.service/memory.max", "max\n");
+	put_file("fs/cgroup/app.slice/web.service/memory.current", "1\n");
+	put_file("fs/cgroup/app.slice/web.service/memory.events", "oom_kill 0\n");
+	put_dir("fs/cgroup/idle.slice");
+	put_file("fs/cgroup/idle.slice/memory.max", "max\n");
+	put_file("fs/cgroup/idle.slice/memory.current", "1\n");
+	put_file("fs/cgroup/idle.slice/memory.events", "oom_kill 0\n");
+}
+
+static void forecast_v2(void)
+{
+	static struct memz_oom o;
+	struct world w;
+	struct memz_proc leaker, noisy, other;
+	const struct memz_oom_scope *m, *a;
+
+	make_root();
+	v2_tree();
+	world_init(&w);
+	/* 1 MiB/s leaking in web.service, 3 MiB/s elsewhere on the machine;
+	 * a process that grows without a verdict is noise and counts for
+	 * nothing */
+	proc(&leaker, 10, "leaker", "/app.slice/web.service", false, 40 * MiB,
+	     1 * MiB, true, 80);
+	proc(&other, 11, "other", "/user.slice", false, 20 * MiB, 3 * MiB, true,
+	     60);
+	proc(&noisy, 12, "noisy", "/app.slice/web.service", false, 20 * MiB,
+	     50 * MiB, false, 10);
+	w.procs[0] = &leaker;
+	w.procs[1] = &other;
+	w.procs[2] = &noisy;
+	w.view.n_procs = 3;
+
+	memz_oom_init(&o);
+	cycle(&o, &w, 1);
+	CHECK_INT(o.view.n_scopes, 2); /* the machine and app.slice */
+	m = &o.view.scope[0];
+	CHECK_STR(m->id, "machine");
+	CHECK_U64(m->available, (uint64_t)(370 * MiB));
+	CHECK_NEAR(m->growth_bps, 4 * MiB, 1);
+	CHECK_NEAR(m->seconds, 370.0 / 4, 1e-6);
+	CHECK_INT(m->confidence, 65); /* (1*80 + 3*60) / 4 */
+	CHECK_INT(m->n_drivers, 2);
+	CHECK_STR(m->drivers[0].name, "other");
+	CHECK_NEAR(m->drivers[0].share, 0.75, 1e-9);
+	CHECK_STR(m->drivers[1].name, "leaker");
+	CHECK_INT(m->drivers[1].pid, 10);
+
+	a = scope(&o, "/app.slice");
+	CHECK(a != NULL);
+	if (a) {
+		CHECK_STR(a->id, "cg_app.slice");
+		CHECK_U64(a->limit, 104857600);
+		/* 100 MiB - (60 MiB - 10 MiB inactive file) */
+		CHECK_U64(a->available, (uint64_t)(50 * MiB));
+		CHECK_NEAR(a->growth_bps, 1 * MiB, 1);
+		CHECK_NEAR(a->seconds, 50, 1e-6);
+		CHECK_INT(a->confidence, 80);
+		CHECK_INT(a->n_drivers, 1);
+		CHECK_STR(a->drivers[0].name, "leaker");
+		CHECK_NEAR(a->drivers[0].share, 1, 1e-9);
+	}
+
+	/* the forecast falls as the cgroup fills */
+	put_file("fs/cgroup/app.slice/memory.current", "83886080\n");
+	cycle(&o, &w, 2);
+	a = scope(&o, "/app.slice");
+	CHECK(a && fabs(a->seconds - 30) < 1e-6);
+
+	/* the verdicts clear: no forecast anywhere */
+	leaker.det.verdict.leak = false;
+	other.det.verdict.leak = false;
+	cycle(&o, &w, 3);
+	CHECK(isnan(o.view.scope[0].seconds));
+	CHECK_INT(o.view.scope[0].confidence, 0);
+	CHECK_INT(o.view.scope[0].n_drivers, 0);
+	a = scope(&o, "/app.slice");
+	CHECK(a && isnan(a->seconds));
+
+	remove_root();
+}
+
+/* Groups: a flagged group counts once, its flagged members not again. */
+static void forecast_groups(void)
+{
+	static struct memz_oom o;
+	struct world w;
+	struct memz_group g;
+	const struct memz_group *groups[1] = { &g };
+	struct memz_proc a, b;
+
+	make_root();
+	world_init(&w);
+	memset(&g, 0, sizeof g);
+	g.name = "pool";
+	g.det.verdict.leak = true;
+	g.det.verdict.rate_bps = 2 * MiB;
+	g.det.verdict.confidence = 70;
+	proc(&a, 20, "pool", NULL, false, 10 * MiB, 1 * MiB, true, 90);
+	proc(&b, 21, "lone", NULL, false, 10 * MiB, 1 * MiB, true, 50);
+	a.group = &g;
+	w.procs[0] = &a;
+	w.procs[1] = &b;
+	w.view.n_procs = 2;
+	w.view.groups = groups;
+	w.view.n_groups = 1;
+	w.in.grouped = true;
+	memz_oom_init(&o);
+	cycle(&o, &w, 1);
+	CHECK_INT(o.view.n_scopes, 1); /* no hierarchy under this SysRoot */
+	CHECK_NEAR(o.view.scope[0].growth_bps, 3 * MiB, 1);
+	CHECK_STR(o.view.scope[0].drivers[0].name, "pool");
+	CHECK_INT(o.view.scope[0].drivers[0].pid, 0);
+	remove_root();
+}
+
+static void kills_v2(void)
+{
+	static struct memz_oom o;
+	struct world w;
+	struct memz_proc leaker, bystander, big;
+	const struct memz_oom_kill *k;
+
+	make_root();
+	v2_tree();
+	world_init(&w);
+	proc(&leaker, 10, "leaker", "/app.slice/web.service", false, 90 * MiB,
+	     1 * MiB, true, 80);
+	proc(&bystander, 30, "cron", "/system.slice/cron.service", false,
+	     200 * MiB, 0, false, 0);
+	w.procs[0] = &leaker;
+	w.procs[1] = &bystander;
+	w.view.n_procs = 2;
+	memz_oom_init(&o);
+	cycle(&o, &w, 1);
+	cycle(&o, &w, 2);
+	CHECK_INT(o.view.n_kills, 0);
+
+	/* the cgroup's kill: web.service's leaker left, and so did a bigger
+	 * process outside the cgroup, which does not fit; vmstat counts the
+	 * same kill, which is not reported twice */
+	w.view.n_procs = 0;
+	w.gone[0] = &leaker;
+	w.gone[1] = &bystander;
+	w.view.n_gone = 2;
+	put_file("fs/cgroup/app.slice/memory.events", "oom 1\noom_kill 1\n");
+	w.vm.oom_kill = 6;
+	cycle(&o, &w, 3);
+	CHECK_INT(o.view.new_kills, 1);
+	CHECK_INT(o.view.n_kills, 1);
+	k = &o.view.kill[0];
+	CHECK(k->known);
+	CHECK_STR(k->name, "leaker");
+	CHECK_INT(k->pid, 10);
+	CHECK_U64(k->pss, (uint64_t)(90 * MiB));
+	CHECK(k->leak);
+	CHECK_INT(k->leak_confidence, 80);
+	CHECK_INT(k->sure, 90);
+	CHECK_INT(k->candidates, 1);
+	CHECK_STR(k->scope, "/app.slice");
+	CHECK_STR(k->scope_id, "cg_app.slice");
+	CHECK_U64(scope(&o, "/app.slice")->kills, 1);
+	CHECK_U64(o.view.scope[0].kills, 1);
+	w.view.n_gone = 0;
+	cycle(&o, &w, 4);
+	cycle(&o, &w, 5);
+	CHECK_INT(o.view.new_kills, 0);
+	CHECK_INT(o.view.n_kills, 1);
+
+	/* a machine-wide kill: after a cycle's grace, the likeliest of those
+	 * that left, and less sure for there being two */
+	proc(&big, 40, "big", "/user.slice", false, 300 * MiB, 0, false, 0);
+	proc(&bystander, 31, "small", "/user.slice", false, 100 * MiB, 0, false,
+	     0);
+	w.gone[0] = &bystander;
+	w.gone[1] = &big;
+	w.view.n_gone = 2;
+	w.vm.oom_kill = 7;
+	cycle(&o, &w, 6);
+	CHECK_INT(o.view.new_kills, 0);
+	w.view.n_gone = 0;
+	cycle(&o, &w, 7);
+	CHECK_INT(o.view.new_kills, 1);
+	k = &o.view.kill[0];
+	CHECK_STR(k->name, "big");
+	CHECK_STR(k->scope, "");
+	CHECK_STR(k->scope_id, "machine");
+	CHECK_INT(k->candidates, 2);
+	/* 50 + 40 * (300 - 100) / 300 */
+	CHECK_INT(k->sure, 77);
+	CHECK(!k->leak);
+	CHECK_STR(o.view.kill[1].name, "leaker");
+
+	/* a kill nothing fits: unknown, once the victim had time to leave */
+	w.vm.oom_kill = 8;
+	for (int i = 0; i < 3; i++) {
+		cycle(&o, &w, 8 + i);
+		CHECK_INT(o.view.new_kills, 0);
+	}
+	cycle(&o, &w, 11);
+	CHECK_INT(o.view.new_kills, 1);
+	CHECK(!o.view.kill[0].known);
+	CHECK_INT(o.view.kill[0].sure, 0);
+	CHECK_STR(o.view.kill[0].name, "");
+	CHECK_INT(o.view.n_kills, 3);
+	cycle(&o, &w, 12);
+	CHECK_INT(o.view.new_kills, 0);
+	remove_root();
+}
+
+/* v1: limit_in_bytes, usage_in_bytes, oom_control; the victim left a
+ * cycle before its cgroup's counter rose. */
+static void kills_v1(void)
+{
+	static struct memz_oom o;
+	struct world w;
+	struct memz_proc leaker;
+	const struct memz_oom_scope *s;
+
+	make_root();
+	put_dir("fs/cgroup/memory");
+	put_file("fs/cgroup/memory/memory.usage_in_bytes", "1000\n");
+	put_file("fs/cgroup/memory/memory.limit_in_bytes",
+		 "9223372036854771712\n");
+	put_dir("fs/cgroup/memory/box");
+	put_file("fs/cgroup/memory/box/memory.limit_in_bytes", "67108864\n");
+	put_file("fs/cgroup/memory/box/memory.usage_in_bytes", "33554432\n");
+	put_file("fs/cgroup/memory/box/memory.stat",
+		 "cache 0\ntotal_inactive_file 0\n");
+	put_file("fs/cgroup/memory/box/memory.oom_control",
+		 "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n");
+	world_init(&w);
+	w.vm.has_oom_kill = false; /* a kernel without the machine's counter */
+	proc(&leaker, 50, "leaker", "/box", true, 30 * MiB, 2 * MiB, true, 95);
+	w.procs[0] = &leaker;
+	w.view.n_procs = 1;
+	memz_oom_init(&o);
+	cycle(&o, &w, 1);
+	s = scope(&o, "/box");
+	CHECK(s != NULL);
+	if (s) {
+		CHECK(s->v1);
+		CHECK_STR(s->id, "cg_box");
+		CHECK_NEAR(s->seconds, 16, 1e-6); /* 32 MiB at 2 MiB/s */
+		CHECK_INT(s->confidence, 95);
+	}
+	/* a process in a v2 cgroup of the same path is not in this one */
+	leaker.memcg_v1 = false;
+	cycle(&o, &w, 2);
+	CHECK(isnan(scope(&o, "/box")->seconds));
+	leaker.memcg_v1 = true;
+
+	w.view.n_procs = 0;
+	w.gone[0] = &leaker;
+	w.view.n_gone = 1;
+	cycle(&o, &w, 3);
+	CHECK_INT(o.view.new_kills, 0);
+	w.view.n_gone = 0;
+	put_file("fs/cgroup/memory/box/memory.oom_control",
+		 "oom_kill_disable 0\nunder_oom 0\noom_kill 1\n");
+	cycle(&o, &w, 4);
+	CHECK_INT(o.view.new_kills, 1);
+	CHECK_STR(o.view.kill[0].name, "leaker");
+	CHECK_STR(o.view.kill[0].scope, "/box");
+	CHECK_INT(o.view.kill[0].sure, 90);
+	CHECK_U64(scope(&o, "/box")->kills, 1);
+	remove_root();
+}
+
+/* A long path keeps its end in the id, which stays an identifier. */
+static void long_ids(void)
+{
+	static struct memz_oom o;
+	struct world w;
+	char rel[300], path[200];
+
+	make_root();
+	put_file("fs/cgroup/cgroup.controllers", "memory\n");
+	snprintf(path, sizeof path, "/%s",
+		 "kubepods.slice-with-a-rather-long-name-of-its-own-x"
+		 "kubepods-burstable-pod0123456789abcdef.slice");
+	snprintf(rel, sizeof rel, "fs/cgroup%s", path);
+	put_dir(rel);
+	snprintf(rel, sizeof rel, "fs/cgroup%s/memory.max", path);
+	put_file(rel, "1048576\n");
+	snprintf(rel, sizeof rel, "fs/cgroup%s/memory.current", path);
+	put_file(rel, "0\n");
+	world_init(&w);
+	memz_oom_init(&o);
+	cycle(&o, &w, 1);
+	CHECK_INT(o.view.n_scopes, 2);
+	CHECK_INT(strlen(o.view.scope[1].id), MEMZ_OOM_ID_MAX - 1);
+	CHECK(!strncmp(o.view.scope[1].id, "cg", 2));
+	CHECK(strstr(o.view.scope[1].id, "pod0123456789abcdef.slice") != NULL);
+	CHECK_U64(o.view.scope[1].available, 1048576);
+	CHECK(!o.view.scope[1].has_kills); /* no memory.events */
+	remove_root();
+}
+
+/* The table hands out the processes that left, as last sampled. */
+static void table_gone(void)
+{
+	struct memz_settings s;
+	struct memz_table *t;
+	struct memz_table_view v;
+	struct memz_proc *p;
+	bool is_new;
+
+	memz_settings_init(&s);
+	CHECK_INT(memz_table_new(&t, &s, memz_allocator_libc()), 0);
+	memz_table_begin(t, 0);
+	p = memz_table_get(t, 7, 1, &is_new);
+	memz_table_set_name(t, p, "victim", 6);
+	CHECK_INT(memz_table_set_memcg(t, p, "/box"), 0);
+	p->mem.pss = 12345;
+	p->has_sample = true;
+	CHECK_INT(memz_table_end(t, &v), 0);
+	CHECK_INT(v.n_gone, 0);
+	memz_table_begin(t, 1);
+	CHECK_INT(memz_table_end(t, &v), 0);
+	CHECK_INT(v.n_gone, 1);
+	if (v.n_gone) {
+		CHECK_STR(v.gone[0]->name, "victim");
+		CHECK_STR(v.gone[0]->memcg, "/box");
+		CHECK_U64(v.gone[0]->mem.pss, 12345);
+	}
+	memz_table_begin(t, 2);
+	CHECK_INT(memz_table_end(t, &v), 0);
+	CHECK_INT(v.n_gone, 0);
+	memz_table_free(&t);
+}
+
+int main(void)
+{
+	parse_memcg();
+	parse_files();
+	forecast_v2();
+	forecast_groups();
+	kills_v2();
+	kills_v1();
+	long_ids();
+	table_gone();
+	return check_status();
+}
