@@ -353,6 +353,13 @@ static void finish(struct memz_oom_scope *sc, double conf_sum)
 		sc->drivers[i].share = sc->drivers[i].rate_bps / sc->growth_bps;
 }
 
+static void warn(struct memz_oom_scope *sc, double warn_s, bool *prev)
+{
+	sc->warn = warn_s > 0 && !isnan(sc->seconds) && sc->seconds < warn_s;
+	sc->warn_changed = sc->warn != *prev;
+	*prev = sc->warn;
+}
+
 static void machine_growth(struct memz_oom_scope *sc,
 			   const struct memz_oom_input *in, double *conf)
 {
@@ -389,6 +396,7 @@ static void forecasts(struct memz_oom *o, const struct memz_oom_input *in)
 	m->kills = in->vm->has_oom_kill ? in->vm->oom_kill - o->vm_kills0 : 0;
 	machine_growth(m, in, &conf);
 	finish(m, conf);
+	warn(m, in->warn_s, &o->machine_warn);
 
 	o->view.n_scopes = 1;
 	for (size_t i = 0; i < o->n_w; i++) {
@@ -426,6 +434,7 @@ static void forecasts(struct memz_oom *o, const struct memz_oom_input *in)
 		if (!w->ok)
 			sc->growth_bps = 0;
 		finish(sc, conf);
+		warn(sc, in->warn_s, &o->w[i].warn);
 	}
 }
 

@@ -181,6 +181,40 @@ static const struct memz_series counts[] = {
 	  "memz sampling interval", snap_interval, NULL },
 };
 
+#define OOM(name, expr)                                                    \
+	static double oom_##name(const void *o)                            \
+	{                                                                  \
+		const struct memz_oom_scope *sc = o;                       \
+		return (double)(expr);                                     \
+	}
+OOM(seconds, sc->seconds)
+OOM(available, sc->available)
+OOM(growth, sc->growth_bps)
+OOM(confidence, sc->confidence)
+OOM(kills, sc->kills)
+OOM(limit, sc->limit)
+
+static const struct memz_series oom[] = {
+	{ "time_to_oom", "time to OOM", MEMZ_UNIT_SECONDS, MEMZ_SERIES_NONE,
+	  "time_to_oom", "Time until memory runs out at the leaks' rate",
+	  oom_seconds },
+	{ "available", "available", MEMZ_UNIT_BYTES, 0, NULL, NULL,
+	  oom_available },
+	{ "oom_growth", "growth", MEMZ_UNIT_BYTES_PER_S, 0, NULL, NULL,
+	  oom_growth },
+	{ "oom_confidence", "forecast confidence", MEMZ_UNIT_SCORE, 0, NULL,
+	  NULL, oom_confidence },
+	{ "oom_kills", "OOM kills", MEMZ_UNIT_COUNT, 0, "oom_kills",
+	  "Processes killed by the OOM killer since memz started", oom_kills },
+	{ "limit", "limit", MEMZ_UNIT_BYTES, MEMZ_SERIES_DETAIL, NULL, NULL,
+	  oom_limit },
+};
+
+bool memz_series_none(const struct memz_series *s, const void *obj)
+{
+	return (s->flags & MEMZ_SERIES_NONE) && isnan(s->get(obj));
+}
+
 #define TABLE(t) { t, sizeof t / sizeof t[0] }
 const struct memz_series_table memz_series_breakdown = TABLE(breakdown);
 const struct memz_series_table memz_series_kernel = TABLE(kernel);
@@ -188,6 +222,7 @@ const struct memz_series_table memz_series_psi = TABLE(psi);
 const struct memz_series_table memz_series_node = TABLE(node);
 const struct memz_series_table memz_series_group = TABLE(group);
 const struct memz_series_table memz_series_counts = TABLE(counts);
+const struct memz_series_table memz_series_oom = TABLE(oom);
 
 bool memz_report_publishes(const struct memz_group *g, size_t already)
 {

@@ -670,6 +670,7 @@ int memz_sampler_run(struct memz_sampler *s, double now,
 			.view = &snap->view,
 			.grouped = s->s.group_by != MEMZ_GROUP_NONE,
 			.sys_root = s->s.sys_root,
+			.warn_s = s->s.oom_warn,
 		};
 
 		memz_oom_update(&s->oom, &oin);

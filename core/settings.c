@@ -91,6 +91,9 @@ static const struct memz_setting_desc table[] = {
 	{ "PaceMinAvailable", MEMZ_SETTING_DOUBLE, OFF(pace_min_available), "15",
 	  0, 100, NULL, "%",
 	  "MemAvailable below this share of MemTotal makes the pace go fast." },
+	{ "OomWarn", MEMZ_SETTING_DOUBLE, OFF(oom_warn), "3600", 0, 31536000,
+	  NULL, "s",
+	  "A time to OOM under this warns (collectd: a WARNING notification; the netdata alarm's default); 0 never warns." },
 };
 
 #define N_SETTINGS (sizeof table / sizeof table[0])

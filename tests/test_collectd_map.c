@@ -1,3 +1,4 @@
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -423,11 +424,99 @@ static void test_example_conf(void)
 	}
 }
 
+/* Time to OOM: values per scope (none is NaN), and the notifications. */
+static void test_oom(void)
+{
+	struct memz_report *r;
+	struct memz_snapshot s;
+	struct seen out = { .n = 0 };
+	struct memz_oom_scope *m, *c;
+	struct memz_oom_kill *k;
+	struct cdm_oom_notif n;
+
+	memset(&s, 0, sizeof s);
+	s.oom.n_scopes = 2;
+	m = &s.oom.scope[0];
+	c = &s.oom.scope[1];
+	snprintf(m->id, sizeof m->id, "machine");
+	m->seconds = 1500;
+	m->available = 370u << 20;
+	m->growth_bps = 256 * 1024 * 100 / 92.0;
+	m->confidence = 80;
+	m->kills = 1;
+	m->warn = m->warn_changed = true;
+	m->n_drivers = 2;
+	snprintf(m->drivers[0].name, sizeof m->drivers[0].name,
+		 "memz-demo-leak");
+	m->drivers[0].pid = 4242;
+	m->drivers[0].rate_bps = 256 * 1024;
+	m->drivers[0].share = 0.92;
+	snprintf(c->path, sizeof c->path, "/box\n\"x");
+	snprintf(c->id, sizeof c->id, "cg_box__x");
+	c->seconds = NAN;
+	c->available = 1 << 20;
+
+	CHECK_INT(memz_report_new(&r, memz_allocator_libc()), 0);
+	values(r, &s, &out);
+	CHECK(val(&out, "", "gauge", "time_to_oom") == 1500);
+	CHECK(val(&out, "", "memory", "available") == 370u << 20);
+	CHECK(val(&out, "", "gauge", "oom_kills") == 1);
+	CHECK(val(&out, "", "gauge", "oom_confidence") == 80);
+	CHECK(find(&out, "cg_box__x", "gauge", "time_to_oom") != NULL);
+	CHECK(isnan(val(&out, "cg_box__x", "gauge", "time_to_oom")));
+	CHECK(val(&out, "cg_box__x", "memory", "available") == 1 << 20);
+	CHECK(find(&out, "", "memory", "limit") == NULL); /* a detail */
+	memz_report_free(&r);
+
+	cdm_oom_forecast(m, &n);
+	CHECK_INT(n.severity, CDM_WARNING);
+	CHECK_STR(n.plugin_instance, "");
+	CHECK_STR(n.type_instance, "time_to_oom");
+	CHECK_STR(n.message, "[OOM in 25 min] memz-demo-leak grows 256 KiB/s "
+			     "(92% of the growth) and others; 370 MiB available");
+	CHECK_STR(n.name, "memz-demo-leak");
+	CHECK_INT(n.pid, 4242);
+
+	c->warn = false;
+	c->warn_changed = true;
+	cdm_oom_forecast(c, &n);
+	CHECK_INT(n.severity, CDM_OKAY);
+	CHECK_STR(n.plugin_instance, "cg_box__x");
+	CHECK_STR(n.scope, "/box__x"); /* label-safe */
+	CHECK_STR(n.message, "[OOM] cleared: cgroup /box__x: no longer forecast "
+			     "to run out of memory; 1.00 MiB available");
+
+	k = &s.oom.kill[0];
+	memset(k, 0, sizeof *k);
+	snprintf(k->scope, sizeof k->scope, "/box");
+	snprintf(k->scope_id, sizeof k->scope_id, "cg_box");
+	k->known = true;
+	snprintf(k->name, sizeof k->name, "leak\x1b[2J");
+	k->pid = 77;
+	k->pss = 64u << 20;
+	k->leak = true;
+	k->leak_confidence = 88;
+	k->sure = 90;
+	cdm_oom_kill(k, &n);
+	CHECK_INT(n.severity, CDM_FAILURE);
+	CHECK_STR(n.plugin_instance, "cg_box");
+	CHECK_STR(n.type_instance, "oom_kills");
+	CHECK_STR(n.message, "[OOM KILL] leak_[2J (pid 77) in cgroup /box: PSS "
+			     "64.0 MiB, leak suspect (confidence 88%); sure 90%");
+	k->known = false;
+	k->scope[0] = '\0';
+	cdm_oom_kill(k, &n);
+	CHECK_STR(n.plugin_instance, "");
+	CHECK_STR(n.message, "[OOM KILL] a process on the machine; which one is "
+			     "unknown (no process that left fits)");
+}
+
 int main(void)
 {
 	test_values();
 	test_cgroup_values();
 	test_leakpart();
+	test_oom();
 	test_events();
 	test_config_text();
 	test_config_span();

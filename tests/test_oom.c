@@ -209,9 +209,12 @@ static void forecast_v2(void)
 	w.procs[2] = &noisy;
 	w.view.n_procs = 3;
 
+	w.in.warn_s = 60;
 	memz_oom_init(&o);
 	cycle(&o, &w, 1);
 	CHECK_INT(o.view.n_scopes, 2); /* the machine and app.slice */
+	CHECK(!o.view.scope[0].warn);
+	CHECK(!o.view.scope[0].warn_changed);
 	m = &o.view.scope[0];
 	CHECK_STR(m->id, "machine");
 	CHECK_U64(m->available, (uint64_t)(370 * MiB));
@@ -237,6 +240,8 @@ static void forecast_v2(void)
 		CHECK_INT(a->n_drivers, 1);
 		CHECK_STR(a->drivers[0].name, "leaker");
 		CHECK_NEAR(a->drivers[0].share, 1, 1e-9);
+		CHECK(a->warn); /* 50 s, under OomWarn's 60 */
+		CHECK(a->warn_changed);
 	}
 
 	/* the forecast falls as the cgroup fills */
@@ -244,6 +249,7 @@ static void forecast_v2(void)
 	cycle(&o, &w, 2);
 	a = scope(&o, "/app.slice");
 	CHECK(a && fabs(a->seconds - 30) < 1e-6);
+	CHECK(a && a->warn && !a->warn_changed);
 
 	/* the verdicts clear: no forecast anywhere */
 	leaker.det.verdict.leak = false;
@@ -254,6 +260,7 @@ static void forecast_v2(void)
 	CHECK_INT(o.view.scope[0].n_drivers, 0);
 	a = scope(&o, "/app.slice");
 	CHECK(a && isnan(a->seconds));
+	CHECK(a && !a->warn && a->warn_changed); /* cleared: OKAY */
 
 	remove_root();
 }

@@ -323,9 +323,43 @@ static void test_clock(void)
 	CHECK(memz_clock_sample_due(&c, 51.0));
 }
 
+/* A scope's time to OOM may be none, and is then no number at all. */
+static void test_oom_series(void)
+{
+	struct memz_oom_scope sc;
+	const struct memz_series *t;
+
+	memset(&sc, 0, sizeof sc);
+	sc.seconds = 1500;
+	sc.available = 370;
+	sc.growth_bps = 256;
+	sc.confidence = 92;
+	sc.kills = 2;
+	t = series(&memz_series_oom, "time_to_oom");
+	CHECK(t != NULL);
+	if (!t)
+		return;
+	CHECK_STR(t->chart, "time_to_oom");
+	CHECK(!memz_series_none(t, &sc));
+	CHECK(memz_series_value(t, &sc) == 1500);
+	CHECK(memz_series_value(series(&memz_series_oom, "available"), &sc) == 370);
+	CHECK(memz_series_value(series(&memz_series_oom, "oom_growth"), &sc) == 256);
+	CHECK(memz_series_value(series(&memz_series_oom, "oom_confidence"), &sc) ==
+	      92);
+	CHECK(memz_series_value(series(&memz_series_oom, "oom_kills"), &sc) == 2);
+	CHECK_STR(series(&memz_series_oom, "oom_kills")->chart, "oom_kills");
+	sc.seconds = NAN;
+	CHECK(memz_series_none(t, &sc));
+	CHECK(memz_series_value(t, &sc) == 0);
+	/* only a series that may be none is ever none */
+	CHECK(!memz_series_none(series(&memz_series_group, "pss"),
+				&(struct memz_group){ .pss = 0 }));
+}
+
 int main(void)
 {
 	test_tables();
+	test_oom_series();
 	test_published_set();
 	test_cap();
 	test_ids();

@@ -91,6 +91,9 @@ struct memz_oom_scope {
 	unsigned n_drivers;
 	bool has_kills;     /* the counter is readable */
 	uint64_t kills;     /* OOM kills it counted since memz started */
+	/* the forecast is under OomWarn; warn_changed: since the last
+	 * cycle (a host notifies then: WARNING, or OKAY when it clears) */
+	bool warn, warn_changed;
 };
 
 struct memz_oom_kill {
@@ -131,7 +134,7 @@ struct memz_oom_watch {
 	uint64_t kills0, kills; /* counter at the first read, and now */
 	uint64_t usage;
 	unsigned pending, wait; /* kills not yet named, cycles waited */
-	bool has_kills, primed, ok;
+	bool has_kills, primed, ok, warn;
 };
 
 /* The state, fixed-size, embedded in its owner (the sampler). */
@@ -145,6 +148,7 @@ struct memz_oom {
 	bool vm_primed;
 	uint64_t vm_kills0, vm_named; /* machine counter at start; kills named */
 	unsigned vm_wait;
+	bool machine_warn;
 	struct memz_oom_cand cand[3 * MEMZ_OOM_CANDS];
 	size_t n_cand;
 	unsigned files_read; /* this cycle */
@@ -181,6 +185,7 @@ struct memz_oom_input {
 	const struct memz_vmstat *vm;
 	const struct memz_table_view *view;
 	bool grouped; /* GroupBy is not none */
+	double warn_s; /* OomWarn */
 	const char *sys_root;
 };
 

@@ -88,6 +88,10 @@ enum {
 	/* values of different objects may overlap (a cgroup's usage holds
 	 * its children's): drawn as lines, never stacked */
 	MEMZ_SERIES_OVERLAP = 4,
+	/* may have no value (time to OOM when nothing grows): get returns
+	 * NAN, memz_series_none() says so, and a host shows a gap (collectd:
+	 * NaN, netdata: no SET, JSON: null), never a number */
+	MEMZ_SERIES_NONE = 8,
 };
 
 struct memz_series {
@@ -128,6 +132,14 @@ extern const struct memz_series_table memz_series_group;
 /* The whole snapshot's counts: suspects, the pace's interval (obj: struct
  * memz_snapshot). */
 extern const struct memz_series_table memz_series_counts;
+
+/* One OOM scope, the machine or a memory-limited cgroup (obj: struct
+ * memz_oom_scope, the snapshot's oom.scope[]): time to OOM, what is
+ * available, the growth it rests on, its confidence, the kills counted. */
+extern const struct memz_series_table memz_series_oom;
+
+/* Whether s has no value for obj (only MEMZ_SERIES_NONE series may). */
+bool memz_series_none(const struct memz_series *s, const void *obj);
 
 /* s's value for obj: finite, 0 in place of a NaN or an infinity. */
 double memz_series_value(const struct memz_series *s, const void *obj);

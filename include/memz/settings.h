@@ -78,6 +78,9 @@ struct memz_settings {
 	double pace_swap_out_rate; /* B/s */
 	double pace_psi_full;      /* percent, avg10 */
 	double pace_min_available; /* percent of MemTotal */
+
+	/* time to OOM */
+	double oom_warn; /* s; a forecast under it warns; 0: never */
 };
 
 enum memz_setting_type {

@@ -1,4 +1,5 @@
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -42,8 +43,10 @@ static size_t table(cdm_emit_fn emit, void *ctx, const char *pi,
 		    se->unit == MEMZ_UNIT_THREADS || !memz_series_has(se, obj))
 			continue;
 		snprintf(ti, sizeof ti, "%s%s", prefix, se->name);
+		/* no value is collectd's NaN: a gap, not a number */
 		emit1(emit, ctx, pi, type_of(se->unit), ti,
-		      memz_series_value(se, obj));
+		      memz_series_none(se, obj) ? NAN :
+						  memz_series_value(se, obj));
 		n++;
 	}
 	return n;
@@ -94,6 +97,12 @@ size_t cdm_report_values(const struct memz_report_view *rv, cdm_emit_fn emit,
 		emit(ctx, &pc);
 		n++;
 	}
+
+	/* the machine's beside the system's figures, a cgroup's under its
+	 * scope id */
+	for (size_t i = 0; i < s->oom.n_scopes; i++)
+		n += table(emit, ctx, i ? s->oom.scope[i].id : "", "",
+			   &memz_series_oom, &s->oom.scope[i]);
 	return n;
 }
 
@@ -137,6 +146,146 @@ void cdm_leakpart(const struct memz_leakpart *lp, struct cdm_notif *out)
 		     "[LEAK?] %s is made of: %s (PSS change over %.0f s)", who,
 		     lp->text, lp->over_s) >= (int)sizeof out->message)
 		out->message[sizeof out->message - 1] = '\0';
+}
+
+/* A message cut at collectd's length, which is what a person reads
+ * anyway: the figures that matter come first. */
+static void say(char *buf, size_t len, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static void say(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+/* "370 MiB", "1.50 GiB": three figures at most, for a person. */
+static void fmt_bytes(double b, const char *suffix, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = b;
+	unsigned u = 0;
+
+	while (fabs(v) >= 1024 && u < 4) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, fabs(v) >= 100 ? "%.0f %s%s" :
+			   fabs(v) >= 10  ? "%.1f %s%s" : "%.2f %s%s",
+		 v, unit[u], suffix);
+}
+
+/* "45 s", "25 min", "7 h", "3 d": the unit a person plans in. */
+static void fmt_duration(double s, char *buf, size_t len)
+{
+	if (s < 120)
+		snprintf(buf, len, "%.0f s", s);
+	else if (s < 120 * 60)
+		snprintf(buf, len, "%.0f min", s / 60);
+	else if (s < 48 * 3600)
+		snprintf(buf, len, "%.0f h", s / 3600);
+	else
+		snprintf(buf, len, "%.0f d", s / 86400);
+}
+
+static void oom_scope(const char *path, bool machine, char *pi, size_t pilen,
+		      const char *id, char *label, size_t llen)
+{
+	if (machine) {
+		pi[0] = '\0';
+		snprintf(label, llen, "machine");
+		return;
+	}
+	snprintf(pi, pilen, "%s", id);
+	memz_sanitize_label(path, strlen(path), label, llen);
+}
+
+void cdm_oom_forecast(const struct memz_oom_scope *sc, struct cdm_oom_notif *out)
+{
+	char when[32], avail[32], rate[32], where[CDM_MESSAGE_MAX / 2 + 16];
+	bool machine = !sc->path[0];
+
+	memset(out, 0, sizeof *out);
+	out->severity = sc->warn ? CDM_WARNING : CDM_OKAY;
+	out->type_instance = "time_to_oom";
+	oom_scope(sc->path, machine, out->plugin_instance,
+		  sizeof out->plugin_instance, sc->id, out->scope,
+		  sizeof out->scope);
+	out->seconds = sc->seconds;
+	out->rate_bps = sc->growth_bps;
+	out->available = (double)sc->available;
+	out->confidence = sc->confidence;
+	fmt_bytes((double)sc->available, "", avail, sizeof avail);
+	if (machine)
+		where[0] = '\0';
+	else
+		say(where, sizeof where, "cgroup %s: ", out->scope);
+	if (!sc->warn) {
+		say(out->message, sizeof out->message,
+			 "[OOM] cleared: %sno longer forecast to run out of "
+			 "memory; %s available",
+			 where, avail);
+		return;
+	}
+	fmt_duration(sc->seconds, when, sizeof when);
+	if (sc->n_drivers) {
+		const struct memz_oom_driver *d = &sc->drivers[0];
+
+		memz_sanitize_label(d->name, strlen(d->name), out->name,
+				    sizeof out->name);
+		out->pid = d->pid;
+		fmt_bytes(d->rate_bps, "/s", rate, sizeof rate);
+		say(out->message, sizeof out->message,
+			 "[OOM in %s] %s%s grows %s (%.0f%% of the growth)%s; "
+			 "%s available",
+			 when, where, out->name, rate, d->share * 100,
+			 sc->n_drivers > 1 ? " and others" : "", avail);
+	} else {
+		say(out->message, sizeof out->message,
+			 "[OOM in %s] %s%s available", when, where, avail);
+	}
+}
+
+void cdm_oom_kill(const struct memz_oom_kill *k, struct cdm_oom_notif *out)
+{
+	char where[CDM_MESSAGE_MAX / 2 + 16], pss[32], leak[48];
+	bool machine = !k->scope[0];
+
+	memset(out, 0, sizeof *out);
+	out->severity = CDM_FAILURE;
+	out->type_instance = "oom_kills";
+	oom_scope(k->scope, machine, out->plugin_instance,
+		  sizeof out->plugin_instance, k->scope_id, out->scope,
+		  sizeof out->scope);
+	out->known = k->known;
+	out->confidence = k->sure;
+	if (machine)
+		say(where, sizeof where, "on the machine");
+	else
+		say(where, sizeof where, "in cgroup %s", out->scope);
+	if (!k->known) {
+		say(out->message, sizeof out->message,
+			 "[OOM KILL] a process %s; which one is unknown "
+			 "(no process that left fits)", where);
+		return;
+	}
+	memz_sanitize_label(k->name, strlen(k->name), out->name,
+			    sizeof out->name);
+	out->pid = k->pid;
+	out->pss = (double)k->pss;
+	out->leak = k->leak;
+	fmt_bytes((double)k->pss, "", pss, sizeof pss);
+	if (k->leak)
+		snprintf(leak, sizeof leak, ", leak suspect (confidence %d%%)",
+			 k->leak_confidence);
+	else
+		leak[0] = '\0';
+	say(out->message, sizeof out->message,
+		 "[OOM KILL] %s (pid %d) %s: PSS %s%s; sure %d%%", out->name,
+		 k->pid, where, pss, leak, k->sure);
 }
 
 void cdm_event(const struct memz_event *e, struct cdm_notif *out)

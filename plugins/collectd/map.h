@@ -59,6 +59,35 @@ void cdm_event(const struct memz_event *e, struct cdm_notif *out);
  * ("[LEAK?] process app (pid 7) is made of: heap +12.0 MiB, ..."). */
 void cdm_leakpart(const struct memz_leakpart *lp, struct cdm_notif *out);
 
+/*
+ * Time to OOM and the OOM kill, as notifications. A forecast that falls
+ * under OomWarn is a WARNING, one that clears or rises above it an OKAY
+ * (type gauge, type instance time_to_oom); a kill is a FAILURE (type
+ * gauge, type instance oom_kills). The machine's have no plugin instance,
+ * a cgroup's is its scope id. For example
+ *
+ *   [OOM in 25 min] memz-demo-leak grows 256 KiB/s (92% of the growth); 370 MiB available
+ *   [OOM KILL] leaker (pid 4242) in cgroup /box: PSS 61.2 MiB, leak suspect (confidence 88%); sure 90%
+ */
+enum cdm_severity { CDM_OKAY, CDM_WARNING, CDM_FAILURE };
+
+struct cdm_oom_notif {
+	enum cdm_severity severity;
+	char plugin_instance[CDM_INSTANCE_MAX];
+	const char *type_instance;
+	char message[CDM_MESSAGE_MAX];
+	char scope[CDM_MESSAGE_MAX / 2]; /* label-safe; "machine" */
+	char name[CDM_INSTANCE_MAX];     /* label-safe; the driver or victim */
+	int pid;
+	double seconds, rate_bps, available; /* forecasts */
+	double pss;                          /* kills */
+	int confidence;                      /* forecast, or how sure of a victim */
+	bool known, leak;
+};
+
+void cdm_oom_forecast(const struct memz_oom_scope *sc, struct cdm_oom_notif *out);
+void cdm_oom_kill(const struct memz_oom_kill *k, struct cdm_oom_notif *out);
+
 /* One oconfig value as the text memz_settings_set() parses: numbers without
  * trailing zeros ("%.15g"), booleans as true/false. */
 enum cdm_cfg_type { CDM_CFG_STRING, CDM_CFG_NUMBER, CDM_CFG_BOOLEAN };

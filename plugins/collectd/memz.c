@@ -175,6 +175,51 @@ static void notify_parts(const struct memz_leakpart *lp)
 	plugin_notification_meta_free(n.meta);
 }
 
+static void notify_oom(const struct cdm_oom_notif *m)
+{
+	notification_t n = { .severity = NOTIF_WARNING, .meta = NULL };
+
+	n.severity = m->severity == CDM_OKAY    ? NOTIF_OKAY :
+		     m->severity == CDM_FAILURE ? NOTIF_FAILURE : NOTIF_WARNING;
+	n.time = cdtime();
+	sstrncpy(n.host, hostname_g, sizeof n.host);
+	sstrncpy(n.plugin, PLUGIN, sizeof n.plugin);
+	sstrncpy(n.plugin_instance, m->plugin_instance, sizeof n.plugin_instance);
+	sstrncpy(n.type, "gauge", sizeof n.type);
+	sstrncpy(n.type_instance, m->type_instance, sizeof n.type_instance);
+	sstrncpy(n.message, m->message, sizeof n.message);
+	plugin_notification_meta_add_string(&n, "scope", m->scope);
+	plugin_notification_meta_add_string(&n, "name", m->name);
+	plugin_notification_meta_add_signed_int(&n, "pid", m->pid);
+	plugin_notification_meta_add_signed_int(&n, "confidence", m->confidence);
+	if (m->severity == CDM_FAILURE) {
+		plugin_notification_meta_add_boolean(&n, "known", m->known);
+		plugin_notification_meta_add_boolean(&n, "leak", m->leak);
+		plugin_notification_meta_add_double(&n, "pss", m->pss);
+	} else {
+		plugin_notification_meta_add_double(&n, "seconds", m->seconds);
+		plugin_notification_meta_add_double(&n, "rate_bps", m->rate_bps);
+		plugin_notification_meta_add_double(&n, "available", m->available);
+	}
+	plugin_dispatch_notification(&n);
+	plugin_notification_meta_free(n.meta);
+}
+
+static void notify_oom_all(const struct memz_oom_view *o)
+{
+	struct cdm_oom_notif m;
+
+	for (size_t i = 0; i < o->n_scopes; i++)
+		if (o->scope[i].warn_changed) {
+			cdm_oom_forecast(&o->scope[i], &m);
+			notify_oom(&m);
+		}
+	for (size_t i = o->new_kills; i-- > 0;) {
+		cdm_oom_kill(&o->kill[i], &m);
+		notify_oom(&m);
+	}
+}
+
 struct dispatch_ctx {
 	cdtime_t time;
 };
@@ -220,6 +265,7 @@ static int memz_read(user_data_t *ud)
 			notify(&snap.view.events[i]);
 		for (size_t i = 0; i < snap.n_leak_parts; i++)
 			notify_parts(&snap.leak_parts[i]);
+		notify_oom_all(&snap.oom);
 	}
 	/* Values carry the time they go out, which a first sample (every
 	 * process read exactly) may have pushed well past `now`. */
