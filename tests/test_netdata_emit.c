@@ -5,6 +5,7 @@
  * is the one the snapshot held.
  */
 #include <errno.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -594,9 +595,54 @@ static void test_cgroup_charts(void)
 	script_free(&s);
 }
 
+/* A chart per OOM scope: time to OOM (a gap when there is none) and the
+ * kills, labelled with the scope; a scope that goes away is obsolete. */
+static void test_oom_scopes(void)
+{
+	struct script s;
+	struct memz_oom_view *o;
+	long long v;
+
+	script_init(&s);
+	o = &s.snap.oom;
+	o->n_scopes = 2;
+	snprintf(o->scope[0].id, sizeof o->scope[0].id, "machine");
+	o->scope[0].seconds = 1500.4;
+	o->scope[0].kills = 2;
+	snprintf(o->scope[1].id, sizeof o->scope[1].id, "cg_box");
+	snprintf(o->scope[1].path, sizeof o->scope[1].path, "/box\" CHART x");
+	o->scope[1].seconds = NAN;
+	cycle(&s, NULL, 0);
+	CHECK(ndc_has_chart(s.chk, "memz.time_to_oom_machine"));
+	CHECK(ndc_has_chart(s.chk, "memz.oom_kills_machine"));
+	CHECK(ndc_has_chart(s.chk, "memz.time_to_oom_cg_box"));
+	CHECK_INT(last(&s, "memz.time_to_oom_machine", "time to OOM"), 1500);
+	CHECK_INT(last(&s, "memz.oom_kills_machine", "kills"), 2);
+	CHECK_INT(last(&s, "memz.oom_kills_cg_box", "kills"), 0);
+	/* none: the dimension was never set */
+	CHECK(!ndc_last(s.chk, "memz.time_to_oom_cg_box", "time_to_oom", &v));
+	CHECK(strstr(s.buf, "CLABEL scope \"/box_ CHART x\" 1") != NULL);
+	CHECK(strstr(s.buf, "\"memz.time_to_oom\" line") != NULL);
+
+	o->scope[1].seconds = 60;
+	cycle(&s, NULL, 0);
+	CHECK_INT(last(&s, "memz.time_to_oom_cg_box", "time to OOM"), 60);
+
+	/* the cgroup went away: its charts are obsolete, and not set again */
+	o->n_scopes = 1;
+	s.fed = s.len;
+	cycle(&s, NULL, 0);
+	CHECK(strstr(s.buf, "CHART memz.time_to_oom_cg_box '' ") != NULL);
+	CHECK(strstr(s.buf, "'obsolete' memz.plugin") != NULL);
+	CHECK(strstr(strstr(s.buf, "'obsolete' memz.plugin"),
+		     "BEGIN memz.time_to_oom_cg_box") == NULL);
+	script_free(&s);
+}
+
 int main(void)
 {
 	test_cgroup_charts();
+	test_oom_scopes();
 	test_checker_rejects();
 	test_fixed_charts();
 	test_hostile_names();

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "memz/report.h"
+#include "memz/sanitize.h"
 #include "emit.h"
 
 #define MIB 1048576
@@ -22,8 +23,18 @@ struct dim {
 	const struct memz_group *g; /* this cycle's record, or NULL */
 };
 
+/* A scope's two charts, once netdata knows them. */
+struct scope_charts {
+	char id[MEMZ_OOM_ID_MAX];
+	bool seen; /* this cycle */
+};
+
+#define ND_MAX_SCOPES (4 * (1 + MEMZ_OOM_MAX_SCOPES))
+
 struct memz_nd_emitter {
 	FILE *out;
+	struct scope_charts scopes[ND_MAX_SCOPES];
+	unsigned n_scopes;
 	int update_every;
 	unsigned version;
 	bool declared; /* the fixed charts went out */
@@ -309,6 +320,85 @@ static void instance_values(struct memz_nd_emitter *e,
 	}
 }
 
+/* One chart per scope and figure, as apps.plugin charts one per group:
+ * a health template on the context raises one alarm per scope, and the
+ * scope label says which. */
+static void declare_scope(struct memz_nd_emitter *e, const char *id,
+			  const char *path, const char *options)
+{
+	char label[MEMZ_REPORT_LABEL_MAX];
+	const char *what = *path ? path : "machine";
+	FILE *f = e->out;
+
+	memz_sanitize_label(what, strlen(what), label, sizeof label);
+	fprintf(f,
+		"CHART memz.time_to_oom_%s '' \"Time until memory runs out at "
+		"the leaks' rate (%s)\" \"seconds\" \"oom\" "
+		"\"memz.time_to_oom\" line %d %d '%s' %s %s\n",
+		id, label, MEMZ_ND_PRIORITY + 40, e->update_every, options,
+		MEMZ_ND_PLUGIN, MEMZ_ND_MODULE);
+	fprintf(f, "CLABEL scope \"%s\" 1\nCLABEL_COMMIT\n", label);
+	fprintf(f, "DIMENSION time_to_oom \"time to OOM\" absolute 1 1 \"\"\n");
+	fprintf(f,
+		"CHART memz.oom_kills_%s '' \"Processes the OOM killer killed "
+		"(%s)\" \"kills/s\" \"oom\" \"memz.oom_kills\" line %d %d "
+		"'%s' %s %s\n",
+		id, label, MEMZ_ND_PRIORITY + 41, e->update_every, options,
+		MEMZ_ND_PLUGIN, MEMZ_ND_MODULE);
+	fprintf(f, "CLABEL scope \"%s\" 1\nCLABEL_COMMIT\n", label);
+	fprintf(f, "DIMENSION kills \"kills\" incremental 1 1 \"\"\n");
+}
+
+/* Declare the scopes netdata does not know yet; a scope that went away
+ * (a cgroup removed or no longer among the tightest) is made obsolete
+ * once. */
+static void track_scopes(struct memz_nd_emitter *e, const struct memz_oom_view *o)
+{
+	for (unsigned i = 0; i < e->n_scopes; i++)
+		e->scopes[i].seen = false;
+	for (size_t i = 0; i < o->n_scopes; i++) {
+		const struct memz_oom_scope *sc = &o->scope[i];
+		unsigned j;
+
+		for (j = 0; j < e->n_scopes; j++)
+			if (!strcmp(e->scopes[j].id, sc->id))
+				break;
+		if (j == e->n_scopes) {
+			if (j == ND_MAX_SCOPES)
+				continue; /* never declared: never SET */
+			snprintf(e->scopes[j].id, sizeof e->scopes[j].id, "%s",
+				 sc->id);
+			e->n_scopes++;
+			declare_scope(e, sc->id, sc->path, "");
+		}
+		e->scopes[j].seen = true;
+	}
+	for (unsigned i = 0; i < e->n_scopes;) {
+		if (e->scopes[i].seen) {
+			i++;
+			continue;
+		}
+		declare_scope(e, e->scopes[i].id, "", "obsolete");
+		e->scopes[i] = e->scopes[--e->n_scopes];
+	}
+}
+
+static const struct memz_series *oom_series(const char *name)
+{
+	for (size_t i = 0; i < memz_series_oom.n; i++)
+		if (!strcmp(memz_series_oom.s[i].name, name))
+			return &memz_series_oom.s[i];
+	return &memz_series_oom.s[0];
+}
+
+static bool scope_known(const struct memz_nd_emitter *e, const char *id)
+{
+	for (unsigned i = 0; i < e->n_scopes; i++)
+		if (!strcmp(e->scopes[i].id, id))
+			return true;
+	return false;
+}
+
 static void begin(FILE *f, const char *id, unsigned long long usec)
 {
 	if (usec)
@@ -362,6 +452,25 @@ static void values(struct memz_nd_emitter *e, const struct memz_report_view *v,
 	begin(f, "pace", usec);
 	set(f, "interval", s->interval_ms);
 	fputs("END\n", f);
+	for (size_t i = 0; i < s->oom.n_scopes; i++) {
+		const struct memz_oom_scope *sc = &s->oom.scope[i];
+		char id[MEMZ_OOM_ID_MAX + 16];
+		const struct memz_series *t = oom_series("time_to_oom");
+
+		if (!scope_known(e, sc->id))
+			continue;
+		/* no forecast is no SET: a gap, which no alarm reads as
+		 * "0 s left" */
+		snprintf(id, sizeof id, "time_to_oom_%s", sc->id);
+		begin(f, id, usec);
+		if (!memz_series_none(t, sc))
+			set(f, "time_to_oom", llround(memz_series_value(t, sc)));
+		fputs("END\n", f);
+		snprintf(id, sizeof id, "oom_kills_%s", sc->id);
+		begin(f, id, usec);
+		set(f, "kills", (long long)sc->kills);
+		fputs("END\n", f);
+	}
 }
 
 unsigned memz_nd_version(const char *s)
@@ -433,6 +542,7 @@ int memz_nd_emit(struct memz_nd_emitter *e, const struct memz_snapshot *s,
 		declare_instances(e, !e->declared);
 	}
 	e->declared = true;
+	track_scopes(e, &s->oom);
 	values(e, v, usec);
 	if (fflush(e->out) || ferror(e->out))
 		return -EIO;
