@@ -113,7 +113,9 @@ static void series_keys(yajl_gen g, const struct memz_series_table *t,
 
 		if (se->flags & skip || !memz_series_has(se, obj))
 			continue;
-		if (se->unit == MEMZ_UNIT_BYTES_PER_S ||
+		if (memz_series_none(se, obj))
+			memz_json_kv_double(g, se->name, NAN); /* null */
+		else if (se->unit == MEMZ_UNIT_BYTES_PER_S ||
 		    se->unit == MEMZ_UNIT_PERCENT || se->unit == MEMZ_UNIT_SECONDS ||
 		    se->unit == MEMZ_UNIT_SCORE)
 			memz_json_kv_double(g, se->name, v);
@@ -362,6 +364,71 @@ static void leak_parts(yajl_gen g, const struct memz_snapshot *s)
 	yajl_gen_array_close(g);
 }
 
+static void oom_scope(yajl_gen g, const struct memz_oom_scope *sc)
+{
+	yajl_gen_map_open(g);
+	memz_json_kv_str(g, "scope", sc->path[0] ? sc->path : "machine");
+	memz_json_kv_str(g, "id", sc->id);
+	if (sc->path[0])
+		memz_json_kv_int(g, "cgroup_version", sc->v1 ? 1 : 2);
+	series_keys(g, &memz_series_oom, sc, 0);
+	memz_json_kv_bool(g, "warn", sc->warn);
+	memz_json_str(g, "drivers");
+	yajl_gen_array_open(g);
+	for (unsigned i = 0; i < sc->n_drivers; i++) {
+		const struct memz_oom_driver *d = &sc->drivers[i];
+
+		yajl_gen_map_open(g);
+		memz_json_kv_str(g, d->pid ? "name" : "group", d->name);
+		if (d->pid)
+			memz_json_kv_int(g, "pid", d->pid);
+		memz_json_kv_double(g, "rate_bps", d->rate_bps);
+		memz_json_kv_fixed(g, "share", d->share, 3);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+	yajl_gen_map_close(g);
+}
+
+static void oom_kill(yajl_gen g, const struct memz_oom_kill *k, bool fresh)
+{
+	yajl_gen_map_open(g);
+	memz_json_kv_double(g, "t", k->t);
+	memz_json_kv_bool(g, "new", fresh);
+	memz_json_kv_str(g, "scope", k->scope[0] ? k->scope : "machine");
+	memz_json_kv_str(g, "scope_id", k->scope_id);
+	memz_json_kv_bool(g, "known", k->known);
+	memz_json_kv_str(g, "name", k->known ? k->name : NULL);
+	if (k->known) {
+		memz_json_kv_int(g, "pid", k->pid);
+		memz_json_kv_u64(g, "pss", k->pss);
+		memz_json_kv_bool(g, "leak", k->leak);
+		if (k->leak)
+			memz_json_kv_int(g, "leak_confidence", k->leak_confidence);
+	}
+	memz_json_kv_int(g, "sure", k->sure);
+	memz_json_kv_int(g, "candidates", k->candidates);
+	yajl_gen_map_close(g);
+}
+
+/* Time to OOM per scope, and the last OOM kills, newest first. */
+static void oom(yajl_gen g, const struct memz_oom_view *o)
+{
+	memz_json_str(g, "oom");
+	yajl_gen_map_open(g);
+	memz_json_str(g, "scopes");
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < o->n_scopes; i++)
+		oom_scope(g, &o->scope[i]);
+	yajl_gen_array_close(g);
+	memz_json_str(g, "kills");
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < o->n_kills; i++)
+		oom_kill(g, &o->kill[i], i < o->new_kills);
+	yajl_gen_array_close(g);
+	yajl_gen_map_close(g);
+}
+
 static int snapshot(yajl_gen g, const struct memz_snapshot *s,
 		    const struct memz_report_view *rv)
 {
@@ -375,6 +442,7 @@ static int snapshot(yajl_gen g, const struct memz_snapshot *s,
 	processes(g, s);
 	events(g, s);
 	leak_parts(g, s);
+	oom(g, &s->oom);
 	return yajl_gen_map_close(g) == yajl_gen_status_ok ? 0 : -1;
 }
 

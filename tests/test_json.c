@@ -84,9 +84,91 @@ static void test_helpers(void)
 	yajl_gen_free(g);
 }
 
+/* Time to OOM per scope (null when none) and the last kills. */
+static void test_oom(void)
+{
+	struct memz_snapshot s;
+	struct memz_oom_view *o = &s.oom;
+	char *text = NULL, err[256];
+	size_t len;
+	FILE *f = open_memstream(&text, &len);
+	yajl_val root;
+	const char *sc[] = { "oom", "scopes", NULL };
+	const char *ki[] = { "oom", "kills", NULL };
+	const char *ttl[] = { "time_to_oom", NULL }, *scope[] = { "scope", NULL };
+	const char *name[] = { "name", NULL }, *sure[] = { "sure", NULL };
+	const char *ver[] = { "cgroup_version", NULL };
+	const char *dn[] = { "name", NULL };
+
+	memz_snapshot_init(&s);
+	o->n_scopes = 2;
+	snprintf(o->scope[0].id, sizeof o->scope[0].id, "machine");
+	o->scope[0].seconds = 1500;
+	o->scope[0].n_drivers = 1;
+	snprintf(o->scope[0].drivers[0].name, MEMZ_OOM_NAME_MAX, "leaker");
+	o->scope[0].drivers[0].pid = 42;
+	o->scope[0].drivers[0].share = 0.92;
+	snprintf(o->scope[1].path, sizeof o->scope[1].path, "/box");
+	snprintf(o->scope[1].id, sizeof o->scope[1].id, "cg_box");
+	o->scope[1].seconds = NAN;
+	o->n_kills = 2;
+	o->new_kills = 1;
+	o->kill[0].known = false;
+	snprintf(o->kill[1].name, MEMZ_OOM_NAME_MAX, "old\xff");
+	o->kill[1].known = true;
+	o->kill[1].sure = 90;
+	snprintf(o->kill[1].scope, MEMZ_OOM_PATH_MAX, "/box");
+	CHECK_INT(memz_json_print(f, &s), 0);
+	fclose(f);
+	root = yajl_tree_parse(text, err, sizeof err);
+	CHECK(root != NULL);
+	if (root) {
+		yajl_val a = yajl_tree_get(root, sc, yajl_t_array), k, d;
+		const char *drv[] = { "drivers", NULL };
+
+		CHECK(a && YAJL_GET_ARRAY(a)->len == 2);
+		if (a && YAJL_GET_ARRAY(a)->len == 2) {
+			yajl_val m = YAJL_GET_ARRAY(a)->values[0];
+			yajl_val c = YAJL_GET_ARRAY(a)->values[1];
+
+			CHECK_STR(YAJL_GET_STRING(yajl_tree_get(m, scope, yajl_t_string)),
+				  "machine");
+			CHECK(YAJL_GET_DOUBLE(yajl_tree_get(m, ttl, yajl_t_number)) ==
+			      1500.0);
+			d = yajl_tree_get(m, drv, yajl_t_array);
+			CHECK(d && YAJL_GET_ARRAY(d)->len == 1);
+			if (d && YAJL_GET_ARRAY(d)->len == 1)
+				CHECK_STR(YAJL_GET_STRING(yajl_tree_get(
+						  YAJL_GET_ARRAY(d)->values[0], dn,
+						  yajl_t_string)), "leaker");
+			CHECK(YAJL_IS_NULL(yajl_tree_get(c, ttl, yajl_t_any)));
+			CHECK_INT(num(c, ver), 2);
+		}
+		k = yajl_tree_get(root, ki, yajl_t_array);
+		CHECK(k && YAJL_GET_ARRAY(k)->len == 2);
+		if (k && YAJL_GET_ARRAY(k)->len == 2) {
+			yajl_val k0 = YAJL_GET_ARRAY(k)->values[0];
+			yajl_val k1 = YAJL_GET_ARRAY(k)->values[1];
+			const char *nw[] = { "new", NULL };
+
+			CHECK(YAJL_IS_NULL(yajl_tree_get(k0, name, yajl_t_any)));
+			CHECK(YAJL_IS_TRUE(yajl_tree_get(k0, nw, yajl_t_any)));
+			CHECK(YAJL_IS_FALSE(yajl_tree_get(k1, nw, yajl_t_any)));
+			CHECK_STR(YAJL_GET_STRING(yajl_tree_get(k1, name, yajl_t_string)),
+				  "old\xef\xbf\xbd");
+			CHECK_INT(num(k1, sure), 90);
+			CHECK_STR(YAJL_GET_STRING(yajl_tree_get(k1, scope, yajl_t_string)),
+				  "/box");
+		}
+		yajl_tree_free(root);
+	}
+	free(text);
+}
+
 int main(void)
 {
 	test_helpers();
+	test_oom();
 	char *text = NULL;
 	yajl_val root = snapshot_json("tree1", &text), p;
 	const char *total[] = { "breakdown", "mem_total", NULL };
