@@ -240,6 +240,42 @@ static int probe_statm(struct memz_sampler *s, struct memz_proc *p)
 	return 0;
 }
 
+/* The memory cgroup is what an OOM forecast and kill are about, so the
+ * file is read whatever GroupBy is. */
+static void read_cgroup(struct memz_sampler *s, struct memz_proc *p)
+{
+	char tmp[MEMZ_PATH_MAX];
+	size_t len;
+	bool v1;
+
+	if (memz_pidfiles_read(&s->files, p->pid, "cgroup", &len))
+		return;
+	if (s->s.group_by == MEMZ_GROUP_CGROUP &&
+	    !memz_parse_cgroup(s->files.buf, len, tmp, sizeof tmp))
+		memz_table_set_cgroup(s->table, p, tmp);
+	if (!memz_oom_parse_memcg(s->files.buf, len, tmp, sizeof tmp, &v1) &&
+	    !memz_table_set_memcg(s->table, p, tmp))
+		p->memcg_v1 = v1;
+}
+
+/* A process is first seen as its parent forked it, often before it
+ * exec'd or joined its cgroup; a suspect's name and cgroup are what a
+ * forecast and an OOM kill report, so they are read again once when it
+ * is flagged (suspects are few). */
+static void recheck_suspect(struct memz_sampler *s, struct memz_proc *p)
+{
+	struct memz_pstat ps;
+	size_t len;
+
+	if (!p->det.verdict.leak || mz_pe(p)->rechecked)
+		return;
+	mz_pe(p)->rechecked = true;
+	if (!memz_pidfiles_read(&s->files, p->pid, "stat", &len) &&
+	    !memz_parse_stat(s->files.buf, len, &ps) && ps.start_time == p->start)
+		memz_table_set_name(s->table, p, ps.comm, strlen(ps.comm));
+	read_cgroup(s, p);
+}
+
 /* What a process is, read once when it is first seen. */
 static void read_identity(struct memz_sampler *s, struct memz_proc *p)
 {
@@ -260,19 +296,7 @@ static void read_identity(struct memz_sampler *s, struct memz_proc *p)
 	if (!memz_pidfiles_read(&s->files, p->pid, "oom_score_adj", &len) &&
 	    !memz_parse_oom_score_adj(s->files.buf, len, &v))
 		p->oom_score_adj = v;
-	/* the memory cgroup is what an OOM forecast and kill are about, so
-	 * the file is read whatever GroupBy is */
-	if (!memz_pidfiles_read(&s->files, p->pid, "cgroup", &len)) {
-		bool v1;
-
-		if (s->s.group_by == MEMZ_GROUP_CGROUP &&
-		    !memz_parse_cgroup(s->files.buf, len, tmp, sizeof tmp))
-			memz_table_set_cgroup(s->table, p, tmp);
-		if (!memz_oom_parse_memcg(s->files.buf, len, tmp, sizeof tmp,
-					  &v1) &&
-		    !memz_table_set_memcg(s->table, p, tmp))
-			p->memcg_v1 = v1;
-	}
+	read_cgroup(s, p);
 	if (s->s.group_by == MEMZ_GROUP_EXE) {
 		char path[32];
 		int dfd;
@@ -378,6 +402,7 @@ static struct memz_proc *probe(struct memz_sampler *s, int pid)
 		rc = probe_statm(s, p);
 		if (!rc) {
 			memz_table_get(s->table, pid, p->start, &is_new);
+			recheck_suspect(s, p);
 			return p;
 		}
 		if (!vanished(rc))
@@ -401,6 +426,7 @@ static struct memz_proc *probe(struct memz_sampler *s, int pid)
 						 s->files.fd_budget);
 	if (probe_statm(s, p))
 		return NULL;
+	recheck_suspect(s, p);
 	return p;
 }
 

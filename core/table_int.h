@@ -45,6 +45,7 @@ struct mz_proc_entry {
 	bool has_exact;  /* an exact read happened at least once */
 	bool no_access;  /* smaps_rollup refused once: not retried */
 	bool announced;  /* a leak event went out for it, a clear has not */
+	bool rechecked;  /* name and cgroup re-read since it was flagged */
 	struct memz_proc *hnext, *lnext;
 };
 

@@ -5,6 +5,7 @@
  * test_sampler_live.c.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -810,9 +811,123 @@ static void fixture_failed_path(void)
 	memz_sampler_free(&sm);
 }
 
+/* Time to OOM and the OOM kill, end to end over a fixture tree: a
+ * process first seen outside its cgroup (forked, not yet moved) is found
+ * in it once it is flagged; its cgroup's forecast names it, and when it
+ * leaves as the cgroup's oom_kill rises, the kill names it. */
+static void fixture_oom(void)
+{
+	char tmp[] = "/tmp/memz-oom.XXXXXX", to[1100], cmd[4096], text[1300];
+	struct memz_settings set;
+	struct memz_sampler *s = NULL;
+	struct memz_snapshot snap;
+	const struct memz_proc *p = NULL;
+	const struct memz_oom_scope *box = NULL;
+	double t;
+
+	if (!mkdtemp(tmp)) {
+		CHECK(0);
+		return;
+	}
+	snprintf(to, sizeof to, "%s/t", tmp);
+	snprintf(cmd, sizeof cmd, "%s/tree1", MEMZ_FIXTURES);
+	CHECK_INT(copy_tree(cmd, to), 0);
+	snprintf(cmd, sizeof cmd,
+		 "mkdir -p '%s/sys/fs/cgroup/memory/box' && "
+		 "echo 'oom_kill 0' >> '%s/proc/vmstat'", to, to);
+	CHECK_INT(system(cmd), 0);
+	put_file(to, "sys/fs/cgroup/memory/memory.usage_in_bytes", "1\n");
+	put_file(to, "sys/fs/cgroup/memory/memory.limit_in_bytes",
+		 "9223372036854771712\n");
+	put_file(to, "sys/fs/cgroup/memory/box/memory.limit_in_bytes",
+		 "268435456\n");
+	put_file(to, "sys/fs/cgroup/memory/box/memory.usage_in_bytes",
+		 "134217728\n");
+	put_file(to, "sys/fs/cgroup/memory/box/memory.oom_control",
+		 "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n");
+	put_file(to, "proc/300/cgroup", "4:memory:/\n0::/\n");
+	memz_settings_init(&set);
+	snprintf(text, sizeof text, "%s/proc", to);
+	memz_settings_set(&set, "ProcRoot", text, NULL, 0);
+	snprintf(text, sizeof text, "%s/sys", to);
+	memz_settings_set(&set, "SysRoot", text, NULL, 0);
+	memz_settings_set(&set, "MaxOpenFiles", "0", NULL, 0);
+	memz_settings_set(&set, "GroupBy", "none", NULL, 0);
+	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
+	if (!s)
+		return;
+	memz_snapshot_init(&snap);
+	CHECK_INT(memz_sampler_run(s, 1.0, &snap), 0);
+	p = find_pid(&snap, 300);
+	CHECK(p && p->memcg && !strcmp(p->memcg, "/") && p->memcg_v1);
+	CHECK_INT(snap.oom.n_scopes, 2);
+	CHECK_STR(snap.oom.scope[1].path, "/box");
+	CHECK(isnan(snap.oom.scope[1].seconds));
+
+	/* it joins /box, then grows 1 MiB a second */
+	put_file(to, "proc/300/cgroup", "4:memory:/box\n0::/\n");
+	for (t = 2; t < 40; t++) {
+		unsigned long kb = 2048 + 1024 * (unsigned long)(t - 1);
+
+		snprintf(text, sizeof text, "%lu %lu 288 289 0 %lu 0\n",
+			 kb / 4, kb / 4, kb / 4);
+		put_file(to, "proc/300/statm", text);
+		snprintf(text, sizeof text,
+			 "00400000-7ffd00000000 ---p 00000000 00:00 0 [rollup]\n"
+			 "Rss: %lu kB\nPss: %lu kB\nPss_Anon: %lu kB\n"
+			 "Pss_File: 0 kB\nPss_Shmem: 0 kB\nShared_Clean: 0 kB\n"
+			 "Shared_Dirty: 0 kB\nPrivate_Clean: 0 kB\n"
+			 "Private_Dirty: %lu kB\nAnonymous: %lu kB\nSwap: 0 kB\n"
+			 "SwapPss: 0 kB\n", kb, kb, kb, kb, kb);
+		put_file(to, "proc/300/smaps_rollup", text);
+		CHECK_INT(memz_sampler_run(s, t, &snap), 0);
+		p = find_pid(&snap, 300);
+		if (p && p->det.verdict.leak && !isnan(snap.oom.scope[1].seconds))
+			break;
+	}
+	CHECK(p && p->det.verdict.leak);
+	CHECK(p && p->memcg && !strcmp(p->memcg, "/box"));
+	box = &snap.oom.scope[1];
+	CHECK_STR(box->path, "/box");
+	/* 256 MiB - 128 MiB at about 1 MiB/s */
+	CHECK(box->seconds > 100 && box->seconds < 160);
+	CHECK(box->n_drivers == 1 && !strcmp(box->drivers[0].name, "bash") &&
+	      box->drivers[0].pid == 300);
+	CHECK(!isnan(snap.oom.scope[0].seconds));
+
+	/* the kill: the cgroup's counter and vmstat's rise, pid 300 is gone */
+	snprintf(cmd, sizeof cmd,
+		 "rm -rf '%s/proc/300' && sed -i 's/^oom_kill 0/oom_kill 1/' "
+		 "'%s/proc/vmstat'", to, to);
+	CHECK_INT(system(cmd), 0);
+	put_file(to, "sys/fs/cgroup/memory/box/memory.oom_control",
+		 "oom_kill_disable 0\nunder_oom 0\noom_kill 1\n");
+	CHECK_INT(memz_sampler_run(s, t + 1, &snap), 0);
+	CHECK_INT(snap.oom.new_kills, 1);
+	CHECK(snap.oom.kill[0].known);
+	CHECK_STR(snap.oom.kill[0].name, "bash");
+	CHECK_INT(snap.oom.kill[0].pid, 300);
+	CHECK_STR(snap.oom.kill[0].scope, "/box");
+	CHECK(snap.oom.kill[0].leak);
+	/* its last sampled PSS */
+	CHECK_U64(snap.oom.kill[0].pss,
+		  (uint64_t)(2048 + 1024 * (t - 1)) * 1024);
+	/* vmstat's count is the same kill: not reported again */
+	CHECK_INT(memz_sampler_run(s, t + 2, &snap), 0);
+	CHECK_INT(memz_sampler_run(s, t + 3, &snap), 0);
+	CHECK_INT(snap.oom.new_kills, 0);
+	CHECK_INT(snap.oom.n_kills, 1);
+
+	memz_snapshot_release(&snap);
+	memz_sampler_free(&s);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+	CHECK_INT(system(cmd), 0);
+}
+
 int main(void)
 {
 	fixture_failed_path();
+	fixture_oom();
 	fixture_real1();
 	fixture_tree1();
 	fixture_pid_reuse();

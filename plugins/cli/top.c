@@ -9,6 +9,7 @@
 #endif
 
 #include <getopt.h>
+#include <math.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -270,6 +271,60 @@ static void print_gone(const struct top_opts *o)
 	       cli_bytes(pss, o->raw, b, sizeof b));
 }
 
+static const char *duration(double s, char *buf, size_t len)
+{
+	if (s < 120)
+		snprintf(buf, len, "%.0f s", s);
+	else if (s < 7200)
+		snprintf(buf, len, "%.0f min", s / 60);
+	else if (s < 172800)
+		snprintf(buf, len, "%.1f h", s / 3600);
+	else
+		snprintf(buf, len, "%.1f d", s / 86400);
+	return buf;
+}
+
+/* A line per scope with a forecast and per kill memz remembers; nothing
+ * while nothing leaks and nothing was killed. */
+static void print_oom(const struct top_opts *o, const struct memz_snapshot *s)
+{
+	const struct memz_oom_view *v = &s->oom;
+	char b[3][32], name[4 * MEMZ_OOM_PATH_MAX + 16];
+
+	for (size_t i = 0; i < v->n_scopes; i++) {
+		const struct memz_oom_scope *sc = &v->scope[i];
+
+		if (isnan(sc->seconds))
+			continue;
+		printf("OOM in %s %s%s: %s available, growing %s, confidence %d%%",
+		       duration(sc->seconds, b[0], 32),
+		       sc->path[0] ? "in cgroup " : "for the machine",
+		       sc->path[0] ? cli_name(sc->path, name, sizeof name) : "",
+		       cli_bytes(sc->available, o->raw, b[1], 32),
+		       cli_rate(sc->growth_bps, o->raw, b[2], 32), sc->confidence);
+		for (unsigned j = 0; j < sc->n_drivers; j++)
+			printf("%s %s %.0f%%", j ? "," : ";",
+			       cli_name(sc->drivers[j].name, name, sizeof name),
+			       sc->drivers[j].share * 100);
+		putchar('\n');
+	}
+	for (size_t i = 0; i < v->n_kills; i++) {
+		const struct memz_oom_kill *k = &v->kill[i];
+
+		printf("OOM KILL %s ago %s%s: ", duration(s->t - k->t, b[0], 32),
+		       k->scope[0] ? "in cgroup " : "on the machine",
+		       k->scope[0] ? cli_name(k->scope, name, sizeof name) : "");
+		if (!k->known) {
+			printf("unknown (no process that left fits)\n");
+			continue;
+		}
+		printf("%s (pid %d), PSS %s%s, sure %d%%\n",
+		       cli_name(k->name, name, sizeof name), k->pid,
+		       cli_bytes(k->pss, o->raw, b[1], 32),
+		       k->leak ? ", [LEAK?]" : "", k->sure);
+	}
+}
+
 static int print_table(struct top_opts *o,
 		       const struct memz_snapshot *s)
 {
@@ -289,6 +344,7 @@ static int print_table(struct top_opts *o,
 	       o->processes ? s->view.n_procs : s->view.n_groups,
 	       o->processes ? "processes" : "groups", s->view.leak_suspects,
 	       s->view.leak_suspects == 1 ? "" : "s");
+	print_oom(o, s);
 	if (o->has_base)
 		print_gone(o);
 	printf("%8s %11s %11s %11s %11s", o->processes ? "PID" : "PROCS", "PSS",
