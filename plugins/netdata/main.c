@@ -40,6 +40,7 @@
 #include "memz/sanitize.h"
 #include "config.h"
 #include "emit.h"
+#include "memz/sanitize.h"
 #include "functions.h"
 
 #define FN_TIME_BUDGET_S 0.05
@@ -107,6 +108,32 @@ static void name_fault(const struct memz_settings *set, int rc, char *out,
 	}
 	if (fd >= 0)
 		close(fd);
+}
+
+/* A chart counts the kills; who was killed goes to error.log, where
+ * netdata keeps what its plugins say, one line a kill. */
+static void log_kills(const struct memz_oom_view *o)
+{
+	for (size_t i = o->new_kills; i-- > 0;) {
+		const struct memz_oom_kill *k = &o->kill[i];
+		char name[MEMZ_OOM_NAME_MAX * 3], scope[MEMZ_OOM_PATH_MAX * 3];
+
+		memz_sanitize_label(k->scope[0] ? k->scope : "machine",
+				    strlen(k->scope[0] ? k->scope : "machine"),
+				    scope, sizeof scope);
+		if (!k->known) {
+			fprintf(stderr, "memz: [OOM KILL] %s%s: victim unknown "
+				"(no process that left fits)\n",
+				k->scope[0] ? "cgroup " : "", scope);
+			continue;
+		}
+		memz_sanitize_label(k->name, strlen(k->name), name, sizeof name);
+		fprintf(stderr, "memz: [OOM KILL] %s%s: %s (pid %d), PSS %.1f MiB%s, "
+			"sure %d%%\n", k->scope[0] ? "cgroup " : "", scope, name,
+			k->pid, (double)k->pss / 1048576.0,
+			k->leak ? ", leak suspect" : "", k->sure);
+	}
+	fflush(stderr);
 }
 
 static int parse_every(const char *s)
@@ -201,6 +228,7 @@ static int sample(struct plugin *p, struct memz_clock *c, double now)
 		p->have_snap = true;
 		memz_clock_sampled(c, now, p->snap.interval_ms);
 		tell_denied(p);
+		log_kills(&p->snap.oom);
 		return 0;
 	}
 	memz_clock_failed(c, now);
