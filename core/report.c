@@ -197,17 +197,17 @@ OOM(limit, sc->limit)
 static const struct memz_series oom[] = {
 	{ "time_to_oom", "time to OOM", MEMZ_UNIT_SECONDS, MEMZ_SERIES_NONE,
 	  "time_to_oom", "Time until memory runs out at the leaks' rate",
-	  oom_seconds },
+	  oom_seconds, NULL },
 	{ "available", "available", MEMZ_UNIT_BYTES, 0, NULL, NULL,
-	  oom_available },
+	  oom_available, NULL },
 	{ "oom_growth", "growth", MEMZ_UNIT_BYTES_PER_S, 0, NULL, NULL,
-	  oom_growth },
+	  oom_growth, NULL },
 	{ "oom_confidence", "forecast confidence", MEMZ_UNIT_SCORE, 0, NULL,
-	  NULL, oom_confidence },
+	  NULL, oom_confidence, NULL },
 	{ "oom_kills", "OOM kills", MEMZ_UNIT_COUNT, 0, "oom_kills",
-	  "Processes killed by the OOM killer since memz started", oom_kills },
+	  "Processes killed by the OOM killer since memz started", oom_kills, NULL },
 	{ "limit", "limit", MEMZ_UNIT_BYTES, MEMZ_SERIES_DETAIL, NULL, NULL,
-	  oom_limit },
+	  oom_limit, NULL },
 };
 
 bool memz_series_none(const struct memz_series *s, const void *obj)
