@@ -39,6 +39,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ctx.snap = size && data[0] & 1 ? &snap : NULL;
 	ctx.proc_root = "/nonexistent/memz-fuzz";
 	ctx.update_every = 1;
+	/* none held, as memz.plugin started without capabilities */
+	ctx.held = 0;
 	for (line = buf; line; line = next) {
 		next = strchr(line, '\n');
 		if (next)
