@@ -126,21 +126,29 @@ static int memz_config(oconfig_item_t *ci)
 	return 0;
 }
 
+/* What every memz notification shares: who sends it, about what, now. */
+static void notif_head(notification_t *n, int severity, const char *pi,
+		       const char *type, const char *ti, const char *message)
+{
+	memset(n, 0, sizeof *n);
+	n->severity = severity;
+	n->time = cdtime();
+	sstrncpy(n->host, hostname_g, sizeof n->host);
+	sstrncpy(n->plugin, PLUGIN, sizeof n->plugin);
+	sstrncpy(n->plugin_instance, pi, sizeof n->plugin_instance);
+	sstrncpy(n->type, type, sizeof n->type);
+	sstrncpy(n->type_instance, ti, sizeof n->type_instance);
+	sstrncpy(n->message, message, sizeof n->message);
+}
+
 static void notify(const struct memz_event *e)
 {
-	notification_t n = { .severity = NOTIF_WARNING, .meta = NULL };
+	notification_t n;
 	struct cdm_notif m;
 
 	cdm_event(e, &m);
-	if (m.okay)
-		n.severity = NOTIF_OKAY;
-	n.time = cdtime();
-	sstrncpy(n.host, hostname_g, sizeof n.host);
-	sstrncpy(n.plugin, PLUGIN, sizeof n.plugin);
-	sstrncpy(n.plugin_instance, m.plugin_instance, sizeof n.plugin_instance);
-	sstrncpy(n.type, "memory", sizeof n.type);
-	sstrncpy(n.type_instance, "pss", sizeof n.type_instance);
-	sstrncpy(n.message, m.message, sizeof n.message);
+	notif_head(&n, m.okay ? NOTIF_OKAY : NOTIF_WARNING, m.plugin_instance,
+		   "memory", "pss", m.message);
 	plugin_notification_meta_add_signed_int(&n, "pid", m.pid);
 	plugin_notification_meta_add_double(&n, "rate_bps", m.rate_bps);
 	plugin_notification_meta_add_double(&n, "r2", m.r2);
@@ -155,17 +163,12 @@ static void notify(const struct memz_event *e)
 
 static void notify_parts(const struct memz_leakpart *lp)
 {
-	notification_t n = { .severity = NOTIF_WARNING, .meta = NULL };
+	notification_t n;
 	struct cdm_notif m;
 
 	cdm_leakpart(lp, &m);
-	n.time = cdtime();
-	sstrncpy(n.host, hostname_g, sizeof n.host);
-	sstrncpy(n.plugin, PLUGIN, sizeof n.plugin);
-	sstrncpy(n.plugin_instance, m.plugin_instance, sizeof n.plugin_instance);
-	sstrncpy(n.type, "memory", sizeof n.type);
-	sstrncpy(n.type_instance, "pss", sizeof n.type_instance);
-	sstrncpy(n.message, m.message, sizeof n.message);
+	notif_head(&n, NOTIF_WARNING, m.plugin_instance, "memory", "pss",
+		   m.message);
 	plugin_notification_meta_add_signed_int(&n, "pid", m.pid);
 	plugin_notification_meta_add_string(&n, "kind", m.kind);
 	plugin_notification_meta_add_string(&n, "name", m.name);
@@ -177,17 +180,11 @@ static void notify_parts(const struct memz_leakpart *lp)
 
 static void notify_oom(const struct cdm_oom_notif *m)
 {
-	notification_t n = { .severity = NOTIF_WARNING, .meta = NULL };
+	notification_t n;
 
-	n.severity = m->severity == CDM_OKAY    ? NOTIF_OKAY :
-		     m->severity == CDM_FAILURE ? NOTIF_FAILURE : NOTIF_WARNING;
-	n.time = cdtime();
-	sstrncpy(n.host, hostname_g, sizeof n.host);
-	sstrncpy(n.plugin, PLUGIN, sizeof n.plugin);
-	sstrncpy(n.plugin_instance, m->plugin_instance, sizeof n.plugin_instance);
-	sstrncpy(n.type, "gauge", sizeof n.type);
-	sstrncpy(n.type_instance, m->type_instance, sizeof n.type_instance);
-	sstrncpy(n.message, m->message, sizeof n.message);
+	notif_head(&n, m->severity == CDM_OKAY    ? NOTIF_OKAY :
+		       m->severity == CDM_FAILURE ? NOTIF_FAILURE : NOTIF_WARNING,
+		   m->plugin_instance, "gauge", m->type_instance, m->message);
 	plugin_notification_meta_add_string(&n, "scope", m->scope);
 	plugin_notification_meta_add_string(&n, "name", m->name);
 	plugin_notification_meta_add_signed_int(&n, "pid", m->pid);
