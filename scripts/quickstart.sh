@@ -37,6 +37,8 @@ while [ $# -gt 0 ]; do
 done
 
 say() { printf 'memz quickstart: %s\n' "$*"; }
+# the netdata it runs is the one the integration tests run
+. "$src/scripts/netdata-conf.sh"
 
 [ "$install" = yes ] && "$src/scripts/install-deps.sh"
 
@@ -98,62 +100,21 @@ fi
 
 # --- netdata -----------------------------------------------------------
 nd=$dir/netdata
-mkdir -p "$nd/etc/health.d" "$nd/cache" "$nd/lib" "$nd/log" "$nd/emptyhealth"
+mkdir -p "$nd"
 # As a real install: netdata runs as user netdata, and runs memz.plugin as
 # `make install` leaves it (0750 root:netdata with the two capabilities that
 # let it read every process); its plugins directory is the installed one.
-env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$build" install-exec \
-	DESTDIR="$nd/inst" > "$nd/install.log" 2>&1 ||
+memz_netdata_install "$build" "$nd" ||
 	{ say "make install failed, see $nd/install.log"; exit 1; }
-grep '^memz:' "$nd/install.log" || true
-plugin=$(find "$nd/inst" -name memz.plugin -type f | head -n 1)
-ln -s "$(dirname "$plugin")" "$nd/plugins"
+cat "$nd/install.out"
 chmod 755 "$dir" "$nd"
-chown -R netdata: "$nd/cache" "$nd/lib" "$nd/log"
+memz_netdata_conf "$nd" "$port" memz-quickstart --proc \
+	--alarms "$src/conf/netdata/health.d/memz.conf" ||
+	{ say "cannot set up netdata in $nd"; exit 1; }
 setpriv --reuid=netdata --regid=netdata --init-groups test -x "$nd/plugins/memz.plugin" || {
 	say "user netdata cannot reach $nd/plugins/memz.plugin: make the directories above $dir searchable (chmod o+x) or pick another --dir"
 	exit 1
 }
-cp "$src/conf/netdata/health.d/memz.conf" "$nd/etc/health.d/memz.conf"
-cat > "$nd/netdata.conf" <<CONF
-[global]
-    run as user = netdata
-    hostname = memz-quickstart
-[db]
-    mode = ram
-    update every = 1
-[directories]
-    config = $nd/etc
-    plugins = "$nd/plugins"
-    cache = $nd/cache
-    lib = $nd/lib
-    log = $nd/log
-    home = $nd/lib
-    health config = $nd/etc/health.d
-    stock health config = $nd/emptyhealth
-[logs]
-    access log = none
-[web]
-    bind to = 127.0.0.1:$port
-[registry]
-    enabled = no
-[ml]
-    enabled = no
-[health]
-    run at least every seconds = 1
-    script to execute on alarm = /bin/true
-[plugins]
-    enable running new plugins = no
-    check for new plugins every = 1
-    memz = yes
-    proc = yes
-    diskspace = no
-    cgroups = no
-    tc = no
-    idlejitter = no
-    statsd = no
-    timex = no
-CONF
 NETDATA_DISABLE_CLOUD=1 netdata -D -c "$nd/netdata.conf" >"$nd/log/stdout.log" 2>&1 &
 pids="$pids $!"
 echo $! > "$dir/netdata.pid"

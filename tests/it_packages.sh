@@ -257,52 +257,12 @@ nd_poll 5 grep -qs . "$T/leaker.out" || nd_fail "the probe process did not start
 
 # --- netdata, as Debian runs it, from the installed files ----------------------
 PORT=$(nd_pick_port 19951)
-mkdir -p "$ND/etc/health.d" "$ND/cache" "$ND/lib" "$ND/log"
-chown netdata:netdata "$ND/cache" "$ND/lib" "$ND/log"
+memz_netdata_conf "$ND" "$PORT" memzpkg --netdata-lib /usr/lib/netdata ||
+	nd_fail "cannot set up netdata in $ND"
 # What the stock file's own comment tells an operator to do: copy it to
 # netdata's config directory and edit it there.
 cp /usr/lib/netdata/conf.d/memz.conf "$ND/etc/memz.conf"
 echo "ProcessMatch = ^$PROBE\$" >> "$ND/etc/memz.conf"
-cat > "$ND/netdata.conf" << EOF
-[global]
-    run as user = netdata
-    hostname = memzpkg
-[db]
-    mode = ram
-    update every = 1
-[directories]
-    config = $ND/etc
-    stock config = /usr/lib/netdata/conf.d
-    plugins = "/usr/lib/netdata/plugins.d"
-    cache = $ND/cache
-    lib = $ND/lib
-    log = $ND/log
-    home = $ND/lib
-    health config = $ND/etc/health.d
-    stock health config = /usr/lib/netdata/conf.d/health.d
-[logs]
-    access log = none
-[web]
-    bind to = 127.0.0.1:$PORT
-[registry]
-    enabled = no
-[ml]
-    enabled = no
-[health]
-    run at least every seconds = 1
-    script to execute on alarm = /bin/true
-[plugins]
-    enable running new plugins = no
-    check for new plugins every = 1
-    memz = yes
-    proc = no
-    diskspace = no
-    cgroups = no
-    tc = no
-    idlejitter = no
-    statsd = no
-    timex = no
-EOF
 ND_DIRS="$ND"
 nd_start "$ND" "$PORT"
 

@@ -5,6 +5,8 @@
 # started is stopped by pid, whatever happens. Waits poll against deadlines;
 # nothing sleeps for a fixed time hoping something is ready.
 
+. "$top_srcdir/scripts/netdata-conf.sh"
+
 ND_DIRS=""
 ND_PIDS=""
 
@@ -51,28 +53,22 @@ nd_pick_port() {
 	echo "$_p"
 }
 
-# nd_install DIR: `make install-exec DESTDIR=DIR/inst`, as a user installs
-# memz (mode, owner and capabilities by mk/netdata.mk's hook), with
-# ND_INSTALL_ARGS added (SETCAP=/bin/false: an install where setcap fails).
-# DIR/plugins becomes the installed plugins.d, so netdata runs the
-# installed binary itself. The hook's advice, if any, is in DIR/install.out.
+# nd_install DIR: memz installed as a user installs it, into DIR/inst, with
+# ND_INSTALL_ARGS added to make (SETCAP=/bin/false: an install where setcap
+# fails); DIR/plugins is its plugins.d (scripts/netdata-conf.sh).
 nd_install() {
-	# MAKEFLAGS of the `make check` that runs us (TESTS=..., -j) are not
-	# for this make
+	_rc=0
 	# shellcheck disable=SC2086
-	env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL "${MAKE:-make}" -s \
-		-C "$top_builddir" install-exec DESTDIR="$1/inst" \
-		${ND_INSTALL_ARGS:-} > "$1/install.log" 2>&1 ||
-		nd_fail "make install-exec failed: $(tail -n 5 "$1/install.log")"
-	# what the hook says, without automake's echo of each command
-	grep '^memz:' "$1/install.log" > "$1/install.out"
-	_pl=$(find "$1/inst" -name memz.plugin -type f | head -n 1)
-	[ -n "$_pl" ] || nd_fail "make install-exec installed no memz.plugin"
+	memz_netdata_install "$top_builddir" "$1" ${ND_INSTALL_ARGS:-} || _rc=$?
+	case $_rc in
+	0) ;;
+	2) nd_fail "make install-exec installed no memz.plugin" ;;
+	*) nd_fail "make install-exec failed: $(tail -n 5 "$1/install.log")" ;;
+	esac
 	# a build for packagers installs none; these tests are about the
 	# plugin as make install leaves it for a user
-	[ -n "${ND_INSTALL_ARGS:-}" ] || [ -n "$(getcap "$_pl" 2> /dev/null)" ] ||
+	[ -n "${ND_INSTALL_ARGS:-}" ] || [ -n "$(getcap "$MEMZ_ND_PLUGIN" 2> /dev/null)" ] ||
 		nd_skip "memz.plugin installed without capabilities (--disable-install-caps, or no setcap): $(cat "$1/install.out")"
-	ln -s "$(dirname "$_pl")" "$1/plugins"
 }
 
 # nd_setup DIR PORT HOSTNAME [noplugin]: a private netdata with memz.plugin
@@ -81,53 +77,15 @@ nd_install() {
 # about something else may say root, and why), with memz.plugin installed.
 nd_setup() {
 	_d=$1
-	_user=${ND_USER:-netdata}
-	mkdir -p "$_d/etc/health.d" "$_d/cache" "$_d/lib" "$_d/log" \
-		"$_d/emptyhealth"
+	mkdir -p "$_d"
 	nd_install "$_d"
 	# netdata drops to its user before reading most of this tree
 	for _p in "$_d" "$(dirname "$_d")"; do chmod 755 "$_p"; done
-	[ "$_user" = root ] || chown -R "$_user:" "$_d/cache" "$_d/lib" "$_d/log"
-	cp "$top_srcdir/conf/netdata/health.d/memz.conf" "$_d/etc/health.d/memz.conf"
-	cat > "$_d/netdata.conf" <<EOF
-[global]
-    run as user = $_user
-    hostname = $3
-[db]
-    mode = ram
-    update every = 1
-[directories]
-    config = $_d/etc
-    plugins = "$_d/plugins"
-    cache = $_d/cache
-    lib = $_d/lib
-    log = $_d/log
-    home = $_d/lib
-    health config = $_d/etc/health.d
-    stock health config = $_d/emptyhealth
-[logs]
-    access log = none
-[web]
-    bind to = 127.0.0.1:$2
-[registry]
-    enabled = no
-[ml]
-    enabled = no
-[health]
-    run at least every seconds = 1
-    script to execute on alarm = /bin/true
-[plugins]
-    enable running new plugins = no
-    check for new plugins every = 1
-    memz = $([ "${4:-}" = noplugin ] && echo no || echo yes)
-    proc = no
-    diskspace = no
-    cgroups = no
-    tc = no
-    idlejitter = no
-    statsd = no
-    timex = no
-EOF
+	# shellcheck disable=SC2046
+	memz_netdata_conf "$_d" "$2" "$3" --user "${ND_USER:-netdata}" \
+		--alarms "$top_srcdir/conf/netdata/health.d/memz.conf" \
+		$([ "${4:-}" = noplugin ] && echo --no-memz) ||
+		nd_fail "cannot set up netdata in $_d"
 	# Debian's netdata-core ships no system-info.sh; without it 1.37.1's
 	# stream sender frees a pointer it never allocated and the child
 	# aborts (munmap_chunk) on connecting. The stub fills every field.
