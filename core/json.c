@@ -103,6 +103,22 @@ void memz_json_kv_fixed(yajl_gen g, const char *key, double v, int decimals)
 }
 
 
+/* One map per item, under key: the shape of every list in a snapshot.
+ * item writes the i-th map's keys; ctx is the list's owner. */
+static void list(yajl_gen g, const char *key, size_t n,
+		 void (*item)(yajl_gen g, const void *ctx, size_t i),
+		 const void *ctx)
+{
+	memz_json_str(g, key);
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < n; i++) {
+		yajl_gen_map_open(g);
+		item(g, ctx, i);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+}
+
 /* A table's series as keys: whole units as integers. */
 static void series_keys(yajl_gen g, const struct memz_series_table *t,
 			const void *obj, unsigned skip)
@@ -167,6 +183,15 @@ static void psi_line(yajl_gen g, const char *k, const struct memz_psi_line *l)
 	yajl_gen_map_close(g);
 }
 
+static void numa_node(yajl_gen g, const void *ctx, size_t i)
+{
+	const struct memz_snapshot *s = ctx;
+	const struct memz_numa_node *nd = &s->numa.node[i];
+
+	memz_json_kv_int(g, "node", nd->id);
+	series_keys(g, &memz_series_node, nd, 0);
+}
+
 static void system_part(yajl_gen g, const struct memz_snapshot *s)
 {
 	memz_json_str(g, "memory");
@@ -189,15 +214,7 @@ static void system_part(yajl_gen g, const struct memz_snapshot *s)
 		yajl_gen_null(g);
 	}
 
-	memz_json_str(g, "numa");
-	yajl_gen_array_open(g);
-	for (unsigned i = 0; i < s->numa.n; i++) {
-		yajl_gen_map_open(g);
-		memz_json_kv_int(g, "node", s->numa.node[i].id);
-		series_keys(g, &memz_series_node, &s->numa.node[i], 0);
-		yajl_gen_map_close(g);
-	}
-	yajl_gen_array_close(g);
+	list(g, "numa", s->numa.n, numa_node, s);
 
 	memz_json_str(g, "pace");
 	yajl_gen_map_open(g);
@@ -243,158 +260,148 @@ static void cgroup(yajl_gen g, const struct memz_cgroup *cg)
 	yajl_gen_map_close(g);
 }
 
-/* Every group, each saying whether hosts publish it and, given a report's
- * view, under which id. */
+struct groups_ctx {
+	const struct memz_snapshot *s;
+	const struct memz_report_view *rv;
+	size_t *published; /* by the groups before: report.h's rule */
+};
+
+/* A group, saying whether hosts publish it and, given a report's view,
+ * under which id. */
+static void group(yajl_gen g, const void *ctx, size_t i)
+{
+	const struct groups_ctx *c = ctx;
+	const struct memz_group *gr = c->s->view.groups[i];
+	bool pub = memz_report_publishes(gr, *c->published);
+	const char *id = NULL;
+
+	if (pub)
+		++*c->published;
+	for (size_t j = 0; c->rv && pub && j < c->rv->n_groups; j++)
+		if (c->rv->groups[j].g == gr)
+			id = c->rv->groups[j].id;
+	memz_json_kv_str(g, "name", gr->name);
+	series_keys(g, &memz_series_group, gr,
+		    MEMZ_SERIES_VERDICT | MEMZ_SERIES_DETAIL);
+	memz_json_kv_bool(g, "reported", gr->reported);
+	memz_json_kv_bool(g, "published", pub);
+	if (c->rv)
+		memz_json_kv_str(g, "id", id);
+	if (gr->cgroup)
+		cgroup(g, gr->cgroup);
+	verdict(g, &gr->det.verdict);
+}
+
 static void groups(yajl_gen g, const struct memz_snapshot *s,
 		   const struct memz_report_view *rv)
 {
 	size_t published = 0;
+	const struct groups_ctx c = { s, rv, &published };
 
-	memz_json_str(g, "groups");
-	yajl_gen_array_open(g);
-	for (size_t i = 0; i < s->view.n_groups; i++) {
-		const struct memz_group *gr = s->view.groups[i];
-		bool pub = memz_report_publishes(gr, published);
-		const char *id = NULL;
-
-		if (pub)
-			published++;
-		for (size_t j = 0; rv && pub && j < rv->n_groups; j++)
-			if (rv->groups[j].g == gr)
-				id = rv->groups[j].id;
-		yajl_gen_map_open(g);
-		memz_json_kv_str(g, "name", gr->name);
-		series_keys(g, &memz_series_group, gr,
-			    MEMZ_SERIES_VERDICT | MEMZ_SERIES_DETAIL);
-		memz_json_kv_bool(g, "reported", gr->reported);
-		memz_json_kv_bool(g, "published", pub);
-		if (rv)
-			memz_json_kv_str(g, "id", id);
-		if (gr->cgroup)
-			cgroup(g, gr->cgroup);
-		verdict(g, &gr->det.verdict);
-		yajl_gen_map_close(g);
-	}
-	yajl_gen_array_close(g);
+	list(g, "groups", s->view.n_groups, group, &c);
 }
 
-static void processes(yajl_gen g, const struct memz_snapshot *s)
+static void process(yajl_gen g, const void *ctx, size_t i)
 {
-	memz_json_str(g, "processes");
-	yajl_gen_array_open(g);
-	for (size_t i = 0; i < s->view.n_procs; i++) {
-		const struct memz_proc *p = s->view.procs[i];
+	const struct memz_snapshot *s = ctx;
+	const struct memz_proc *p = s->view.procs[i];
 
-		yajl_gen_map_open(g);
-		memz_json_kv_int(g, "pid", p->pid);
-		memz_json_kv_u64(g, "start", p->start);
-		memz_json_kv_int(g, "ppid", p->ppid);
-		memz_json_kv_str(g, "name", p->name);
-		memz_json_kv_str(g, "group", p->group ? p->group->name : NULL);
-		memz_json_kv_int(g, "uid", p->uid);
-		memz_json_kv_u64(g, "pss", p->mem.pss);
-		memz_json_kv_u64(g, "uss", memz_rollup_uss(&p->mem));
-		memz_json_kv_u64(g, "rss", p->mem.rss);
-		memz_json_kv_u64(g, "pss_anon", p->mem.pss_anon);
-		memz_json_kv_u64(g, "pss_file", p->mem.pss_file);
-		memz_json_kv_u64(g, "pss_shmem", p->mem.pss_shmem);
-		memz_json_kv_u64(g, "swap", p->mem.swap);
-		memz_json_kv_u64(g, "vm_hwm", p->vm_hwm);
-		memz_json_kv_int(g, "oom_score_adj", p->oom_score_adj);
-		memz_json_kv_double(g, "pss_age", p->pss_age);
-		/* PSS from status, never smaps_rollup: above ExactMaxRss */
-		memz_json_kv_bool(g, "estimated", p->estimated);
-		memz_json_kv_u64(g, "subtree_pss", p->subtree_pss);
-		memz_json_kv_int(g, "descendants", p->descendants);
-		verdict(g, &p->det.verdict);
-		yajl_gen_map_close(g);
-	}
-	yajl_gen_array_close(g);
+	memz_json_kv_int(g, "pid", p->pid);
+	memz_json_kv_u64(g, "start", p->start);
+	memz_json_kv_int(g, "ppid", p->ppid);
+	memz_json_kv_str(g, "name", p->name);
+	memz_json_kv_str(g, "group", p->group ? p->group->name : NULL);
+	memz_json_kv_int(g, "uid", p->uid);
+	memz_json_kv_u64(g, "pss", p->mem.pss);
+	memz_json_kv_u64(g, "uss", memz_rollup_uss(&p->mem));
+	memz_json_kv_u64(g, "rss", p->mem.rss);
+	memz_json_kv_u64(g, "pss_anon", p->mem.pss_anon);
+	memz_json_kv_u64(g, "pss_file", p->mem.pss_file);
+	memz_json_kv_u64(g, "pss_shmem", p->mem.pss_shmem);
+	memz_json_kv_u64(g, "swap", p->mem.swap);
+	memz_json_kv_u64(g, "vm_hwm", p->vm_hwm);
+	memz_json_kv_int(g, "oom_score_adj", p->oom_score_adj);
+	memz_json_kv_double(g, "pss_age", p->pss_age);
+	/* PSS from status, never smaps_rollup: above ExactMaxRss */
+	memz_json_kv_bool(g, "estimated", p->estimated);
+	memz_json_kv_u64(g, "subtree_pss", p->subtree_pss);
+	memz_json_kv_int(g, "descendants", p->descendants);
+	verdict(g, &p->det.verdict);
 }
 
-static void events(yajl_gen g, const struct memz_snapshot *s)
+static void event(yajl_gen g, const void *ctx, size_t i)
 {
-	memz_json_str(g, "events");
-	yajl_gen_array_open(g);
-	for (size_t i = 0; i < s->view.n_events; i++) {
-		const struct memz_event *e = &s->view.events[i];
+	const struct memz_snapshot *s = ctx;
+	const struct memz_event *e = &s->view.events[i];
 
-		yajl_gen_map_open(g);
-		memz_json_kv_str(g, "event", e->kind == MEMZ_EVENT_LEAK ? "leak" : "clear");
-		memz_json_kv_double(g, "t", e->t);
-		if (e->is_group) {
-			memz_json_kv_str(g, "group", e->name);
-		} else {
-			memz_json_kv_int(g, "pid", e->pid);
-			memz_json_kv_u64(g, "start", e->start);
-			memz_json_kv_str(g, "name", e->name);
-		}
-		verdict(g, &e->verdict);
-		yajl_gen_map_close(g);
+	memz_json_kv_str(g, "event", e->kind == MEMZ_EVENT_LEAK ? "leak" : "clear");
+	memz_json_kv_double(g, "t", e->t);
+	if (e->is_group) {
+		memz_json_kv_str(g, "group", e->name);
+	} else {
+		memz_json_kv_int(g, "pid", e->pid);
+		memz_json_kv_u64(g, "start", e->start);
+		memz_json_kv_str(g, "name", e->name);
 	}
-	yajl_gen_array_close(g);
+	verdict(g, &e->verdict);
 }
 
-/* What suspects' leaks are made of, found this cycle (leakparts.h). */
-static void leak_parts(yajl_gen g, const struct memz_snapshot *s)
+static void leak_category(yajl_gen g, const void *ctx, size_t k)
 {
-	memz_json_str(g, "leak_parts");
-	yajl_gen_array_open(g);
-	for (size_t i = 0; i < s->n_leak_parts; i++) {
-		const struct memz_leakpart *lp = &s->leak_parts[i];
+	const struct memz_leakpart *lp = ctx;
 
-		yajl_gen_map_open(g);
-		memz_json_kv_str(g, lp->is_group ? "group" : "name", lp->name);
-		memz_json_kv_int(g, "pid", lp->pid);
-		memz_json_kv_u64(g, "start", lp->start);
-		memz_json_kv_double(g, "over_s", lp->over_s);
-		memz_json_kv_str(g, "text", lp->text);
-		memz_json_str(g, "categories");
-		yajl_gen_array_open(g);
-		for (size_t k = 0; k < lp->n; k++) {
-			yajl_gen_map_open(g);
-			memz_json_kv_str(g, "category",
-					 memz_mapcat_name(lp->d[k].cat));
-			memz_json_kv_int(g, "pss", lp->d[k].pss);
-			yajl_gen_map_close(g);
-		}
-		yajl_gen_array_close(g);
-		yajl_gen_map_close(g);
-	}
-	yajl_gen_array_close(g);
+	memz_json_kv_str(g, "category", memz_mapcat_name(lp->d[k].cat));
+	memz_json_kv_int(g, "pss", lp->d[k].pss);
 }
 
-static void oom_scope(yajl_gen g, const struct memz_oom_scope *sc)
+/* What a suspect's leak is made of, found this cycle (leakparts.h). */
+static void leak_part(yajl_gen g, const void *ctx, size_t i)
 {
-	yajl_gen_map_open(g);
+	const struct memz_snapshot *s = ctx;
+	const struct memz_leakpart *lp = &s->leak_parts[i];
+
+	memz_json_kv_str(g, lp->is_group ? "group" : "name", lp->name);
+	memz_json_kv_int(g, "pid", lp->pid);
+	memz_json_kv_u64(g, "start", lp->start);
+	memz_json_kv_double(g, "over_s", lp->over_s);
+	memz_json_kv_str(g, "text", lp->text);
+	list(g, "categories", lp->n, leak_category, lp);
+}
+
+static void oom_driver(yajl_gen g, const void *ctx, size_t i)
+{
+	const struct memz_oom_scope *sc = ctx;
+	const struct memz_oom_driver *d = &sc->drivers[i];
+
+	memz_json_kv_str(g, d->pid ? "name" : "group", d->name);
+	if (d->pid)
+		memz_json_kv_int(g, "pid", d->pid);
+	memz_json_kv_double(g, "rate_bps", d->rate_bps);
+	memz_json_kv_fixed(g, "share", d->share, 3);
+}
+
+static void oom_scope(yajl_gen g, const void *ctx, size_t i)
+{
+	const struct memz_oom_view *o = ctx;
+	const struct memz_oom_scope *sc = &o->scope[i];
+
 	memz_json_kv_str(g, "scope", sc->path[0] ? sc->path : "machine");
 	memz_json_kv_str(g, "id", sc->id);
 	if (sc->path[0])
 		memz_json_kv_int(g, "cgroup_version", sc->v1 ? 1 : 2);
 	series_keys(g, &memz_series_oom, sc, 0);
 	memz_json_kv_bool(g, "warn", sc->warn);
-	memz_json_str(g, "drivers");
-	yajl_gen_array_open(g);
-	for (unsigned i = 0; i < sc->n_drivers; i++) {
-		const struct memz_oom_driver *d = &sc->drivers[i];
-
-		yajl_gen_map_open(g);
-		memz_json_kv_str(g, d->pid ? "name" : "group", d->name);
-		if (d->pid)
-			memz_json_kv_int(g, "pid", d->pid);
-		memz_json_kv_double(g, "rate_bps", d->rate_bps);
-		memz_json_kv_fixed(g, "share", d->share, 3);
-		yajl_gen_map_close(g);
-	}
-	yajl_gen_array_close(g);
-	yajl_gen_map_close(g);
+	list(g, "drivers", sc->n_drivers, oom_driver, sc);
 }
 
-static void oom_kill(yajl_gen g, const struct memz_oom_kill *k, bool fresh)
+/* The kills come newest first; the first new_kills are this cycle's. */
+static void oom_kill(yajl_gen g, const void *ctx, size_t i)
 {
-	yajl_gen_map_open(g);
+	const struct memz_oom_view *o = ctx;
+	const struct memz_oom_kill *k = &o->kill[i];
+
 	memz_json_kv_double(g, "t", k->t);
-	memz_json_kv_bool(g, "new", fresh);
+	memz_json_kv_bool(g, "new", i < o->new_kills);
 	memz_json_kv_str(g, "scope", k->scope[0] ? k->scope : "machine");
 	memz_json_kv_str(g, "scope_id", k->scope_id);
 	memz_json_kv_bool(g, "known", k->known);
@@ -408,7 +415,6 @@ static void oom_kill(yajl_gen g, const struct memz_oom_kill *k, bool fresh)
 	}
 	memz_json_kv_int(g, "sure", k->sure);
 	memz_json_kv_int(g, "candidates", k->candidates);
-	yajl_gen_map_close(g);
 }
 
 /* Time to OOM per scope, and the last OOM kills, newest first. */
@@ -416,16 +422,8 @@ static void oom(yajl_gen g, const struct memz_oom_view *o)
 {
 	memz_json_str(g, "oom");
 	yajl_gen_map_open(g);
-	memz_json_str(g, "scopes");
-	yajl_gen_array_open(g);
-	for (size_t i = 0; i < o->n_scopes; i++)
-		oom_scope(g, &o->scope[i]);
-	yajl_gen_array_close(g);
-	memz_json_str(g, "kills");
-	yajl_gen_array_open(g);
-	for (size_t i = 0; i < o->n_kills; i++)
-		oom_kill(g, &o->kill[i], i < o->new_kills);
-	yajl_gen_array_close(g);
+	list(g, "scopes", o->n_scopes, oom_scope, o);
+	list(g, "kills", o->n_kills, oom_kill, o);
 	yajl_gen_map_close(g);
 }
 
@@ -439,9 +437,9 @@ static int snapshot(yajl_gen g, const struct memz_snapshot *s,
 	system_part(g, s);
 	memz_json_kv_int(g, "leak_suspects", s->view.leak_suspects);
 	groups(g, s, rv);
-	processes(g, s);
-	events(g, s);
-	leak_parts(g, s);
+	list(g, "processes", s->view.n_procs, process, s);
+	list(g, "events", s->view.n_events, event, s);
+	list(g, "leak_parts", s->n_leak_parts, leak_part, s);
 	oom(g, &s->oom);
 	return yajl_gen_map_close(g) == yajl_gen_status_ok ? 0 : -1;
 }
