@@ -41,6 +41,16 @@ int cli_parse_seconds(const char *s, double *out);
 int cli_other_option(const char *cmd, int c, char **argv,
 		     void (*usage)(FILE *f));
 
+/* getopt_long's value for --set NAME=VALUE, which every subcommand takes. */
+enum { CLI_OPT_SET = 1024 };
+
+/* The options subcommands share, so each is parsed and told wrong in one
+ * way: 'i' (-i/--interval S, when interval is not NULL) into *interval,
+ * CLI_OPT_SET into set; anything else as cli_other_option(). -1 when c was
+ * taken and parsing goes on, else the exit status. */
+int cli_shared_option(const char *cmd, int c, char **argv, double *interval,
+		      struct memz_settings *set, void (*usage)(FILE *f));
+
 /* Bytes as "12.3 MiB" (raw: "12897484"). Returns buf. */
 const char *cli_bytes(uint64_t v, bool raw, char *buf, size_t len);
 /* A growth rate as "+1.5 MiB/s" (raw: "+1572864"). */

@@ -450,7 +450,7 @@ static int parse_args(int argc, char **argv, struct inspect_opts *o,
 		      struct memz_settings *set)
 {
 	enum { O_HEAP = 256, O_STACK, O_LIBS, O_ANON, O_FILE, O_WRITABLE,
-	       O_EXEC, O_SHARED, O_PRIVATE, O_SET };
+	       O_EXEC, O_SHARED, O_PRIVATE };
 	static const struct option longopts[] = {
 		{ "heap", no_argument, NULL, O_HEAP },
 		{ "stack", no_argument, NULL, O_STACK },
@@ -467,11 +467,11 @@ static int parse_args(int argc, char **argv, struct inspect_opts *o,
 		{ "interval", required_argument, NULL, 'i' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "bytes", no_argument, NULL, 'b' },
-		{ "set", required_argument, NULL, O_SET },
+		{ "set", required_argument, NULL, CLI_OPT_SET },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, i;
+	int c, i, rc;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":s:l:n:i:jbh", longopts,
@@ -507,19 +507,11 @@ static int parse_args(int argc, char **argv, struct inspect_opts *o,
 				return 2;
 			}
 			break;
-		case 'i':
-			if (cli_parse_seconds(optarg, &o->interval)) {
-				fprintf(stderr, "memz inspect: bad --interval \"%s\" "
-					"(seconds, 0 < s <= 86400)\n", optarg);
-				return 2;
-			}
-			break;
-		case O_SET:
-			if (cli_apply_set(set, optarg))
-				return 2;
-			break;
 		default:
-			return cli_other_option("memz inspect", c, argv, usage);
+			rc = cli_shared_option("memz inspect", c, argv,
+					       &o->interval, set, usage);
+			if (rc >= 0)
+				return rc;
 		}
 	}
 	if (optind != argc - 1) {

@@ -32,16 +32,15 @@ static int parse_args(int argc, char **argv, unsigned *samples,
 		      double *interval, const char **out,
 		      struct memz_settings *set)
 {
-	enum { O_SET = 256 };
 	static const struct option longopts[] = {
 		{ "samples", required_argument, NULL, 'n' },
 		{ "interval", required_argument, NULL, 'i' },
 		{ "out", required_argument, NULL, 'o' },
-		{ "set", required_argument, NULL, O_SET },
+		{ "set", required_argument, NULL, CLI_OPT_SET },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, rc;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":n:i:o:h", longopts, NULL)) != -1) {
@@ -53,22 +52,14 @@ static int parse_args(int argc, char **argv, unsigned *samples,
 				return 2;
 			}
 			break;
-		case 'i':
-			if (cli_parse_seconds(optarg, interval)) {
-				fprintf(stderr, "memz json: bad --interval \"%s\" "
-					"(seconds, 0 < s <= 86400)\n", optarg);
-				return 2;
-			}
-			break;
 		case 'o':
 			*out = optarg;
 			break;
-		case O_SET:
-			if (cli_apply_set(set, optarg))
-				return 2;
-			break;
 		default:
-			return cli_other_option("memz json", c, argv, usage);
+			rc = cli_shared_option("memz json", c, argv, interval,
+					       set, usage);
+			if (rc >= 0)
+				return rc;
 		}
 	}
 	if (optind < argc) {

@@ -407,12 +407,12 @@ static int parse_args(int argc, char **argv, struct top_opts *o,
 		{ "filter", required_argument, NULL, 'f' },
 		{ "match", required_argument, NULL, 'm' },
 		{ "bytes", no_argument, NULL, 'b' },
-		{ "set", required_argument, NULL, 'S' },
+		{ "set", required_argument, NULL, CLI_OPT_SET },
 		{ "baseline", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c, i;
+	int c, i, rc;
 
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":ps:w::c:l:f:m:bh", longopts,
@@ -469,13 +469,12 @@ static int parse_args(int argc, char **argv, struct top_opts *o,
 			}
 			o->has_re = true;
 			break;
-		case 'S':
-			if (cli_apply_set(set, optarg))
-				return 2;
-			break;
 		case 'B': o->baseline_file = optarg; break;
 		default:
-			return cli_other_option("memz top", c, argv, usage);
+			rc = cli_shared_option("memz top", c, argv, NULL, set,
+					       usage);
+			if (rc >= 0)
+				return rc;
 		}
 	}
 	if (optind < argc) {

@@ -200,6 +200,21 @@ int cli_other_option(const char *cmd, int c, char **argv,
 	return 2;
 }
 
+int cli_shared_option(const char *cmd, int c, char **argv, double *interval,
+		      struct memz_settings *set, void (*usage)(FILE *f))
+{
+	if (c == 'i' && interval) {
+		if (!cli_parse_seconds(optarg, interval))
+			return -1;
+		fprintf(stderr, "%s: bad --interval \"%s\" "
+			"(seconds, 0 < s <= 86400)\n", cmd, optarg);
+		return 2;
+	}
+	if (c == CLI_OPT_SET)
+		return cli_apply_set(set, optarg) ? 2 : -1;
+	return cli_other_option(cmd, c, argv, usage);
+}
+
 void cli_tell_denied(const char *cmd, unsigned denied, bool *told)
 {
 	struct memz_caps c;
