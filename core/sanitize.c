@@ -1,5 +1,6 @@
 #include <stdbool.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "memz/sanitize.h"
 
@@ -38,6 +39,28 @@ size_t memz_utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
+/* n bytes at out[*o] if they fit before the NUL; a UTF-8 sequence or an
+ * escape is never cut in two. */
+static bool append(char *out, size_t outlen, size_t *o, const void *b,
+		   size_t n)
+{
+	if (*o + n >= outlen)
+		return false;
+	memcpy(out + *o, b, n);
+	*o += n;
+	return true;
+}
+
+/* The NUL, after "_" where nothing was kept: sanitize.h's promise that no
+ * output is empty. */
+static size_t finish(char *out, size_t outlen, size_t o)
+{
+	if (!o && outlen > 1)
+		out[o++] = '_';
+	out[o] = '\0';
+	return o;
+}
+
 size_t memz_sanitize_id(const char *in, size_t inlen, char *out, size_t outlen)
 {
 	size_t o = 0;
@@ -51,10 +74,7 @@ size_t memz_sanitize_id(const char *in, size_t inlen, char *out, size_t outlen)
 			  c == '-';
 		out[o++] = ok ? (char)c : '_';
 	}
-	if (!o && outlen > 1)
-		out[o++] = '_';
-	out[o] = '\0';
-	return o;
+	return finish(out, outlen, o);
 }
 
 size_t memz_sanitize_terminal(const char *in, size_t inlen, char *out,
@@ -71,10 +91,8 @@ size_t memz_sanitize_terminal(const char *in, size_t inlen, char *out,
 
 		if (k > 1 || (k == 1 && s[i] >= 0x20 && s[i] < 0x7f &&
 			      s[i] != '\\')) {
-			if (o + k >= outlen)
+			if (!append(out, outlen, &o, s + i, k))
 				break;
-			for (size_t j = 0; j < k; j++)
-				out[o++] = (char)s[i + j];
 			i += k;
 			continue;
 		}
@@ -86,16 +104,11 @@ size_t memz_sanitize_terminal(const char *in, size_t inlen, char *out,
 		default:
 			elen = (size_t)snprintf(esc, sizeof esc, "\\x%02x", s[i]);
 		}
-		if (o + elen >= outlen)
+		if (!append(out, outlen, &o, esc, elen))
 			break;
-		for (size_t j = 0; j < elen; j++)
-			out[o++] = esc[j];
 		i++;
 	}
-	if (!o && outlen > 1)
-		out[o++] = '_';
-	out[o] = '\0';
-	return o;
+	return finish(out, outlen, o);
 }
 
 size_t memz_sanitize_label(const char *in, size_t inlen, char *out,
@@ -108,24 +121,20 @@ size_t memz_sanitize_label(const char *in, size_t inlen, char *out,
 		return 0;
 	for (size_t i = 0; i < inlen;) {
 		size_t k = memz_utf8_len(s + i, inlen - i);
+		unsigned char c;
 
 		if (k > 1) {
-			if (o + k >= outlen)
+			if (!append(out, outlen, &o, s + i, k))
 				break;
-			for (size_t j = 0; j < k; j++)
-				out[o++] = (char)s[i + j];
 			i += k;
 			continue;
 		}
-		if (o + 1 >= outlen)
+		c = (k == 1 && s[i] >= 0x20 && s[i] < 0x7f && s[i] != '"' &&
+		     s[i] != '\'' && s[i] != '\\' && s[i] != '=' &&
+		     s[i] != '`') ? s[i] : '_';
+		if (!append(out, outlen, &o, &c, 1))
 			break;
-		out[o++] = (k == 1 && s[i] >= 0x20 && s[i] < 0x7f &&
-			    s[i] != '"' && s[i] != '\'' && s[i] != '\\' &&
-			    s[i] != '=' && s[i] != '`') ? (char)s[i] : '_';
 		i++;
 	}
-	if (!o && outlen > 1)
-		out[o++] = '_';
-	out[o] = '\0';
-	return o;
+	return finish(out, outlen, o);
 }
