@@ -56,6 +56,20 @@ static int next_byte(struct memz_trace_reader *r, bool *bare_cr)
 	return c;
 }
 
+/* Byte c onto field nf (out, *len bytes so far): quoted or not, a field
+ * holds no NUL and fits its buffer. */
+static int field_byte(struct memz_trace_reader *r, char *out, size_t *len,
+		      int c, unsigned nf)
+{
+	if (c == '\0')
+		return fail(r, -EINVAL, "NUL byte in field %u", nf + 1);
+	if (*len + 1 >= MEMZ_TRACE_FIELD_MAX)
+		return fail(r, -EINVAL, "field %u longer than %d bytes",
+			    nf + 1, MEMZ_TRACE_FIELD_MAX - 1);
+	out[(*len)++] = (char)c;
+	return 0;
+}
+
 /*
  * One record into r->field. Returns the number of fields (>= 1), 0 at EOF
  * before any byte, or an error. Comment lines and blank lines are skipped.
@@ -63,7 +77,7 @@ static int next_byte(struct memz_trace_reader *r, bool *bare_cr)
 static int read_record(struct memz_trace_reader *r)
 {
 	unsigned nf;
-	int c;
+	int c, rc;
 	bool cr;
 
 	for (;;) {
@@ -105,14 +119,8 @@ static int read_record(struct memz_trace_reader *r)
 				}
 				if (c == '\n')
 					r->line++;
-				if (c == '\0')
-					return fail(r, -EINVAL,
-						    "NUL byte in field %u", nf + 1);
-				if (len + 1 >= MEMZ_TRACE_FIELD_MAX)
-					return fail(r, -EINVAL,
-						    "field %u longer than %d bytes",
-						    nf + 1, MEMZ_TRACE_FIELD_MAX - 1);
-				out[len++] = (char)c;
+				if ((rc = field_byte(r, out, &len, c, nf)))
+					return rc;
 			}
 			if (c == '\r') {
 				int d = getc(r->f);
@@ -135,14 +143,8 @@ static int read_record(struct memz_trace_reader *r)
 					return fail(r, -EINVAL,
 						    "quote inside unquoted field %u",
 						    nf + 1);
-				if (c == '\0')
-					return fail(r, -EINVAL,
-						    "NUL byte in field %u", nf + 1);
-				if (len + 1 >= MEMZ_TRACE_FIELD_MAX)
-					return fail(r, -EINVAL,
-						    "field %u longer than %d bytes",
-						    nf + 1, MEMZ_TRACE_FIELD_MAX - 1);
-				out[len++] = (char)c;
+				if ((rc = field_byte(r, out, &len, c, nf)))
+					return rc;
 				c = next_byte(r, &cr);
 			}
 		}

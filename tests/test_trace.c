@@ -128,12 +128,16 @@ static void bad(void)
 	rejects(H "1,5,1,a\rb,1,1,1,1\n", "x.csv:2: bare CR in field 4");
 }
 
+/* Inside quotes as outside: no NUL, and a field fits its buffer. */
 static void nul_byte(void)
 {
 	static const char text[] = H "1,5,1,a\0b,1,1,1,1\n";
+	static const char quoted[] = H "1,5,1,\"a\0b\",1,1,1,1\n";
 	unsigned rows;
 
 	CHECK_INT(read_all(text, sizeof text - 1, &rows), -EINVAL);
+	CHECK_STR(r.err, "x.csv:2: NUL byte in field 4");
+	CHECK_INT(read_all(quoted, sizeof quoted - 1, &rows), -EINVAL);
 	CHECK_STR(r.err, "x.csv:2: NUL byte in field 4");
 }
 
@@ -145,6 +149,10 @@ static void long_field(void)
 	memcpy(text, H "1,5,1,", n + 6);
 	memset(text + n + 6, 'a', MEMZ_TRACE_FIELD_MAX);
 	strcpy(text + n + 6 + MEMZ_TRACE_FIELD_MAX, ",1,1,1,1\n");
+	rejects(text, "x.csv:2: field 4 longer than 1023 bytes");
+	memcpy(text, H "1,5,1,\"", n + 7);
+	memset(text + n + 7, 'a', MEMZ_TRACE_FIELD_MAX);
+	strcpy(text + n + 7 + MEMZ_TRACE_FIELD_MAX, "\",1,1,1,1\n");
 	rejects(text, "x.csv:2: field 4 longer than 1023 bytes");
 }
 
