@@ -26,17 +26,6 @@ LPID=$!
 ND_EXTRA_PIDS="$LPID"
 t0=$(nd_now_ms)
 
-# value of the group's dimension on memz.leaks (dimension id = the name,
-# which is already identifier-safe)
-leak_is() {
-	nd_api "$PORT" "/api/v1/data?chart=memz.leaks&dimensions=$NAME&after=-1&points=1&group=max&format=json" \
-		> "$ND_TMP/leaks.json" &&
-	python3 - "$ND_TMP/leaks.json" "$1" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-sys.exit(0 if d["data"] and d["data"][0][1] == float(sys.argv[2]) else 1)
-PY
-}
 alarm_is() {
 	nd_api "$PORT" "/api/v1/alarms?all" > "$ND_TMP/alarms.json" &&
 	python3 - "$ND_TMP/alarms.json" "$1" <<'PY'
@@ -47,7 +36,7 @@ sys.exit(0 if st and st[0] == sys.argv[2] else 1)
 PY
 }
 
-nd_poll 30 leak_is 1 || nd_fail "memz.leaks did not show 1 for $NAME within 30 s"
+nd_poll 30 nd_leak_is "$PORT" "$NAME" 1 || nd_fail "memz.leaks did not show 1 for $NAME within 30 s"
 echo "memz.leaks = 1 for $NAME after $(nd_secs_since $t0) s"
 left=$(( 30 - ($(nd_now_ms) - t0) / 1000 ))
 [ "$left" -gt 0 ] || left=1
@@ -95,7 +84,7 @@ PY
 
 kill -USR1 "$LPID"
 t1=$(nd_now_ms)
-nd_poll 120 leak_is 0 || nd_fail "memz.leaks did not go back to 0 for $NAME within 120 s"
+nd_poll 120 nd_leak_is "$PORT" "$NAME" 0 || nd_fail "memz.leaks did not go back to 0 for $NAME within 120 s"
 echo "memz.leaks = 0 for $NAME $(nd_secs_since $t1) s after the growth stopped"
 
 # The alarm counts every suspect on the machine; other tests (or a user's

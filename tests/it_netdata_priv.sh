@@ -70,16 +70,7 @@ ND_EXTRA_PIDS="$ND_EXTRA_PIDS $LPID"
 t0=$(nd_now_ms)
 [ "$(nd_status_field "$LPID" Uid)" = 0 ] || nd_fail "the leaker is not root's"
 
-leak_is() {
-	nd_api "$PORT" "/api/v1/data?chart=memz.leaks&dimensions=$NAME&after=-1&points=1&group=max&format=json" \
-		> "$ND_TMP/leaks.json" &&
-	python3 - "$ND_TMP/leaks.json" "$1" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-sys.exit(0 if d["data"] and d["data"][0][1] == float(sys.argv[2]) else 1)
-PY
-}
-nd_poll 60 leak_is 1 || nd_fail "root's leaker $NAME not flagged within 60 s"
+nd_poll 60 nd_leak_is "$PORT" "$NAME" 1 || nd_fail "root's leaker $NAME not flagged within 60 s"
 echo "root-owned 256 KiB/s leaker flagged on memz.leaks after $(nd_secs_since "$t0") s"
 
 pa=$(nd_ram "$PORT" process_anon)

@@ -185,5 +185,17 @@ nd_ram() {
 	python3 -c 'import json, sys; d = json.load(sys.stdin)["data"]; print(d[0][1] if d and d[0][1] is not None else "")'
 }
 
+# nd_leak_is PORT DIM VALUE: DIM's latest value on memz.leaks is VALUE
+# (a group's dimension id is its name, identifier-safe already).
+nd_leak_is() {
+	nd_api "$1" "/api/v1/data?chart=memz.leaks&dimensions=$2&after=-1&points=1&group=max&format=json" \
+		> "$ND_TMP/leaks.json" &&
+	python3 - "$ND_TMP/leaks.json" "$3" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(0 if d["data"] and d["data"][0][1] == float(sys.argv[2]) else 1)
+PY
+}
+
 # nd_status_field PID KEY: a field of /proc/PID/status (Uid: real uid).
 nd_status_field() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
