@@ -47,7 +47,8 @@ UNIT_TESTS += tests/test_configure_quiet.sh
 EXTRA_DIST += tests/test_configure_quiet.sh
 
 INTEGRATION_TESTS += tests/it_quickstart.sh
-EXTRA_DIST += tests/it_quickstart.sh scripts/quickstart.sh scripts/netdata-conf.sh \
+EXTRA_DIST += tests/it_quickstart.sh scripts/quickstart.sh \
+	scripts/netdata-conf.sh scripts/collectd-conf.sh \
 	scripts/install-deps.sh scripts/test-all.sh
 
 # dashboard: the netdata dashboard seen in a real (headless) browser.

@@ -39,6 +39,7 @@ done
 say() { printf 'memz quickstart: %s\n' "$*"; }
 # the netdata it runs is the one the integration tests run
 . "$src/scripts/netdata-conf.sh"
+. "$src/scripts/collectd-conf.sh"
 
 [ "$install" = yes ] && "$src/scripts/install-deps.sh"
 
@@ -121,32 +122,12 @@ echo $! > "$dir/netdata.pid"
 
 # --- collectd ----------------------------------------------------------
 cd_=$dir/collectd
-mkdir -p "$cd_/plugins" "$cd_/csv"
+mkdir -p "$cd_/plugins"
 cp "$build/.libs/memz.so" "$cd_/plugins/memz.so"
-cat > "$cd_/collectd.conf" <<CONF
-Hostname "memz-quickstart"
-FQDNLookup false
-BaseDir "$cd_"
-PIDFile "$cd_/collectd.pid"
-TypesDB "/usr/share/collectd/types.db"
-Interval 2
-LoadPlugin logfile
-<Plugin logfile>
-  LogLevel info
-  File "$cd_/collectd.log"
-  Timestamp true
-  PrintSeverity true
-</Plugin>
-LoadPlugin csv
-<Plugin csv>
-  DataDir "$cd_/csv"
-</Plugin>
-LoadPlugin unixsock
-<Plugin unixsock>
-  SocketFile "$cd_/collectd.sock"
-  SocketGroup "root"
-  DeleteSocket true
-</Plugin>
+memz_collectd_conf "$cd_" memz-quickstart --interval 2 --csv \
+	--socket "$cd_/collectd.sock" ||
+	{ say "cannot write $cd_/collectd.conf"; exit 1; }
+cat >> "$cd_/collectd.conf" <<CONF
 PluginDir "$cd_/plugins"
 LoadPlugin memz
 <Plugin memz>

@@ -330,29 +330,9 @@ sed -n '/^#LoadPlugin memz$/,$ s/^#//p' /etc/collectd/collectd.conf.d/memz.conf 
 grep -qx 'LoadPlugin memz' "$CDD/memz-enabled.conf" ||
 	nd_fail "no '#LoadPlugin memz' in the installed collectd config"
 sed -i "s|^<Plugin memz>\$|&\n  ProcessMatch \"^$PROBE\$\"|" "$CDD/memz-enabled.conf"
-cat > "$CDD/collectd.conf" << EOF
-Hostname "memzpkg"
-FQDNLookup false
-BaseDir "$CDD"
-PIDFile "$CDD/collectd.pid"
-TypesDB "/usr/share/collectd/types.db"
-Interval 1
-PluginDir "/usr/lib/collectd"
-LoadPlugin logfile
-<Plugin logfile>
-  LogLevel info
-  File "$CDD/collectd.log"
-  Timestamp true
-  PrintSeverity true
-</Plugin>
-LoadPlugin unixsock
-<Plugin unixsock>
-  SocketFile "$CDD/sock"
-  SocketGroup "root"
-  DeleteSocket true
-</Plugin>
-Include "$CDD/memz-enabled.conf"
-EOF
+memz_collectd_conf "$CDD" memzpkg --plugin-dir /usr/lib/collectd ||
+	nd_fail "cannot write $CDD/collectd.conf"
+echo "Include \"$CDD/memz-enabled.conf\"" >> "$CDD/collectd.conf"
 echo memzpkg > "$CDD/host"
 cd_start "$CDD"
 cd_wait_ready "$CDD"

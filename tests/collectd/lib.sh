@@ -7,6 +7,7 @@
 #        cd_wait_ready DIR, cd_getval DIR IDENT [DS], cd_poll SECONDS CMD...
 
 set -u
+. "$top_srcdir/scripts/collectd-conf.sh"
 
 cd_skip() {
 	echo "SKIP: $*"
@@ -120,35 +121,12 @@ cd_free_udp_port() {
 cd_conf() {
 	_dir=$1
 	_host=$2
-	mkdir -p "$_dir/plugins" "$_dir/csv"
+	mkdir -p "$_dir/plugins"
 	cp "$CD_SO" "$_dir/plugins/memz.so"
-	cat >"$_dir/collectd.conf" <<EOF
-Hostname "$_host"
-FQDNLookup false
-BaseDir "$_dir"
-PIDFile "$_dir/collectd.pid"
-TypesDB "/usr/share/collectd/types.db"
-Interval 1
-PluginDir "/usr/lib/collectd"
-LoadPlugin logfile
-<Plugin logfile>
-  LogLevel info
-  File "$_dir/collectd.log"
-  Timestamp true
-  PrintSeverity true
-</Plugin>
-LoadPlugin csv
-<Plugin csv>
-  DataDir "$_dir/csv"
-</Plugin>
-LoadPlugin unixsock
-<Plugin unixsock>
-  SocketFile "$_dir/sock"
-  SocketGroup "$CD_SOCKET_GROUP"
-  DeleteSocket true
-</Plugin>
-$CD_STOCK
-EOF
+	memz_collectd_conf "$_dir" "$_host" --plugin-dir /usr/lib/collectd \
+		--csv --socket-group "$CD_SOCKET_GROUP" ||
+		cd_fail "cannot write $_dir/collectd.conf"
+	printf '%s\n' "$CD_STOCK" >>"$_dir/collectd.conf"
 	# A daemon without memz (a forwarding receiver) gets no memz block:
 	# collectd would warn about configuration for a plugin not loaded.
 	[ -z "$CD_MEMZ_LOAD" ] || cat >>"$_dir/collectd.conf" <<EOF
