@@ -77,8 +77,13 @@ size_t memz_sanitize_id(const char *in, size_t inlen, char *out, size_t outlen)
 	return finish(out, outlen, o);
 }
 
-size_t memz_sanitize_terminal(const char *in, size_t inlen, char *out,
-			      size_t outlen)
+#define REP_MAX 5 /* what one byte becomes at most: \xff, and the NUL */
+
+/* What terminal and label share: a valid multibyte UTF-8 sequence kept
+ * whole, every other byte (ASCII, or one of an invalid sequence, always
+ * 0x80 or above) as one() writes it into rep. */
+static size_t utf8_filter(const char *in, size_t inlen, char *out,
+			  size_t outlen, size_t (*one)(unsigned char c, char *rep))
 {
 	const unsigned char *s = (const unsigned char *)in;
 	size_t o = 0;
@@ -86,42 +91,8 @@ size_t memz_sanitize_terminal(const char *in, size_t inlen, char *out,
 	if (!outlen)
 		return 0;
 	for (size_t i = 0; i < inlen;) {
-		char esc[5];
-		size_t k = memz_utf8_len(s + i, inlen - i), elen;
-
-		if (k > 1 || (k == 1 && s[i] >= 0x20 && s[i] < 0x7f &&
-			      s[i] != '\\')) {
-			if (!append(out, outlen, &o, s + i, k))
-				break;
-			i += k;
-			continue;
-		}
-		switch (s[i]) {
-		case '\n': elen = (size_t)snprintf(esc, sizeof esc, "\\n"); break;
-		case '\t': elen = (size_t)snprintf(esc, sizeof esc, "\\t"); break;
-		case '\r': elen = (size_t)snprintf(esc, sizeof esc, "\\r"); break;
-		case '\\': elen = (size_t)snprintf(esc, sizeof esc, "\\\\"); break;
-		default:
-			elen = (size_t)snprintf(esc, sizeof esc, "\\x%02x", s[i]);
-		}
-		if (!append(out, outlen, &o, esc, elen))
-			break;
-		i++;
-	}
-	return finish(out, outlen, o);
-}
-
-size_t memz_sanitize_label(const char *in, size_t inlen, char *out,
-			   size_t outlen)
-{
-	const unsigned char *s = (const unsigned char *)in;
-	size_t o = 0;
-
-	if (!outlen)
-		return 0;
-	for (size_t i = 0; i < inlen;) {
-		size_t k = memz_utf8_len(s + i, inlen - i);
-		unsigned char c;
+		size_t k = memz_utf8_len(s + i, inlen - i), n;
+		char rep[REP_MAX];
 
 		if (k > 1) {
 			if (!append(out, outlen, &o, s + i, k))
@@ -129,12 +100,46 @@ size_t memz_sanitize_label(const char *in, size_t inlen, char *out,
 			i += k;
 			continue;
 		}
-		c = (k == 1 && s[i] >= 0x20 && s[i] < 0x7f && s[i] != '"' &&
-		     s[i] != '\'' && s[i] != '\\' && s[i] != '=' &&
-		     s[i] != '`') ? s[i] : '_';
-		if (!append(out, outlen, &o, &c, 1))
+		n = one(s[i], rep);
+		if (!append(out, outlen, &o, rep, n))
 			break;
 		i++;
 	}
 	return finish(out, outlen, o);
+}
+
+static size_t terminal_byte(unsigned char c, char *rep)
+{
+	if (c >= 0x20 && c < 0x7f && c != '\\') {
+		rep[0] = (char)c;
+		return 1;
+	}
+	switch (c) {
+	case '\n': return (size_t)snprintf(rep, REP_MAX, "\\n");
+	case '\t': return (size_t)snprintf(rep, REP_MAX, "\\t");
+	case '\r': return (size_t)snprintf(rep, REP_MAX, "\\r");
+	case '\\': return (size_t)snprintf(rep, REP_MAX, "\\\\");
+	default: return (size_t)snprintf(rep, REP_MAX, "\\x%02x", c);
+	}
+}
+
+size_t memz_sanitize_terminal(const char *in, size_t inlen, char *out,
+			      size_t outlen)
+{
+	return utf8_filter(in, inlen, out, outlen, terminal_byte);
+}
+
+static size_t label_byte(unsigned char c, char *rep)
+{
+	bool ok = c >= 0x20 && c < 0x7f && c != '"' && c != '\'' &&
+		  c != '\\' && c != '=' && c != '`';
+
+	rep[0] = ok ? (char)c : '_';
+	return 1;
+}
+
+size_t memz_sanitize_label(const char *in, size_t inlen, char *out,
+			   size_t outlen)
+{
+	return utf8_filter(in, inlen, out, outlen, label_byte);
 }
