@@ -37,8 +37,10 @@ while [ $# -gt 0 ]; do
 done
 
 say() { printf 'memz quickstart: %s\n' "$*"; }
-# the netdata it runs is the one the integration tests run
+# the netdata and collectd it runs are set up as the integration tests' are
+# shellcheck source=scripts/netdata-conf.sh
 . "$src/scripts/netdata-conf.sh"
+# shellcheck source=scripts/collectd-conf.sh
 . "$src/scripts/collectd-conf.sh"
 
 [ "$install" = yes ] && "$src/scripts/install-deps.sh"
