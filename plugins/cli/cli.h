@@ -50,6 +50,9 @@ enum { CLI_OPT_SET = 1024 };
  * taken and parsing goes on, else the exit status. */
 int cli_shared_option(const char *cmd, int c, char **argv, double *interval,
 		      struct memz_settings *set, void (*usage)(FILE *f));
+/* After the options of a subcommand that takes no operand: -1 when none
+ * is left, else 2 with the first one said on stderr. */
+int cli_no_operands(const char *cmd, int argc, char **argv);
 
 /* Bytes as "12.3 MiB" (raw: "12897484"). Returns buf. */
 const char *cli_bytes(uint64_t v, bool raw, char *buf, size_t len);

@@ -62,12 +62,7 @@ static int parse_args(int argc, char **argv, unsigned *samples,
 				return rc;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "memz json: unexpected argument \"%s\"\n",
-			argv[optind]);
-		return 2;
-	}
-	return -1;
+	return cli_no_operands("memz json", argc, argv);
 }
 
 /* The snapshot to file, through a temporary beside it and a rename, so a

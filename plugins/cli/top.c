@@ -477,12 +477,7 @@ static int parse_args(int argc, char **argv, struct top_opts *o,
 				return rc;
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "memz top: unexpected argument \"%s\"\n",
-			argv[optind]);
-		return 2;
-	}
-	return -1;
+	return cli_no_operands("memz top", argc, argv);
 }
 
 static int run(struct top_opts *o, const struct memz_settings *set)

@@ -215,6 +215,14 @@ int cli_shared_option(const char *cmd, int c, char **argv, double *interval,
 	return cli_other_option(cmd, c, argv, usage);
 }
 
+int cli_no_operands(const char *cmd, int argc, char **argv)
+{
+	if (optind >= argc)
+		return -1;
+	fprintf(stderr, "%s: unexpected argument \"%s\"\n", cmd, argv[optind]);
+	return 2;
+}
+
 void cli_tell_denied(const char *cmd, unsigned denied, bool *told)
 {
 	struct memz_caps c;
