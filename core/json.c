@@ -263,7 +263,7 @@ static void cgroup(yajl_gen g, const struct memz_cgroup *cg)
 struct groups_ctx {
 	const struct memz_snapshot *s;
 	const struct memz_report_view *rv;
-	size_t *published; /* by the groups before: report.h's rule */
+	struct memz_publish *published; /* report.h's rule, walked in order */
 };
 
 /* A group, saying whether hosts publish it and, given a report's view,
@@ -272,11 +272,9 @@ static void group(yajl_gen g, const void *ctx, size_t i)
 {
 	const struct groups_ctx *c = ctx;
 	const struct memz_group *gr = c->s->view.groups[i];
-	bool pub = memz_report_publishes(gr, *c->published);
+	bool pub = memz_publish_next(c->published, gr);
 	const char *id = NULL;
 
-	if (pub)
-		++*c->published;
 	for (size_t j = 0; c->rv && pub && j < c->rv->n_groups; j++)
 		if (c->rv->groups[j].g == gr)
 			id = c->rv->groups[j].id;
@@ -295,8 +293,10 @@ static void group(yajl_gen g, const void *ctx, size_t i)
 static void groups(yajl_gen g, const struct memz_snapshot *s,
 		   const struct memz_report_view *rv)
 {
-	size_t published = 0;
+	struct memz_publish published;
 	const struct groups_ctx c = { s, rv, &published };
+
+	memz_publish_init(&published, &s->view);
 
 	list(g, "groups", s->view.n_groups, group, &c);
 }

@@ -224,10 +224,27 @@ const struct memz_series_table memz_series_group = TABLE(group);
 const struct memz_series_table memz_series_counts = TABLE(counts);
 const struct memz_series_table memz_series_oom = TABLE(oom);
 
-bool memz_report_publishes(const struct memz_group *g, size_t already)
+void memz_publish_init(struct memz_publish *p, const struct memz_table_view *v)
 {
-	return (g->reported || g->det.verdict.leak) &&
-	       already < MEMZ_REPORT_MAX_GROUPS;
+	size_t leaks = 0;
+
+	for (size_t i = 0; i < v->n_groups; i++)
+		leaks += v->groups[i]->det.verdict.leak;
+	p->leak_left = leaks < MEMZ_REPORT_MAX_GROUPS ? leaks
+						       : MEMZ_REPORT_MAX_GROUPS;
+	p->other_left = MEMZ_REPORT_MAX_GROUPS - p->leak_left;
+}
+
+bool memz_publish_next(struct memz_publish *p, const struct memz_group *g)
+{
+	size_t *left = g->det.verdict.leak ? &p->leak_left
+		       : g->reported	   ? &p->other_left
+					   : NULL;
+
+	if (!left || !*left)
+		return false;
+	--*left;
+	return true;
 }
 
 struct known {
@@ -376,9 +393,11 @@ int memz_report_update(struct memz_report *r, const struct memz_snapshot *s,
 		       const struct memz_report_view **out)
 {
 	const struct memz_table_view *v = &s->view;
+	struct memz_publish pub;
 	size_t n = 0;
 	int rc = 0;
 
+	memz_publish_init(&pub, v);
 	r->update++;
 	r->view.snap = s;
 	r->view.n_groups = 0;
@@ -388,7 +407,7 @@ int memz_report_update(struct memz_report *r, const struct memz_snapshot *s,
 		const char *name = g->name ? g->name : "";
 		struct known *k;
 
-		if (!memz_report_publishes(g, n))
+		if (!memz_publish_next(&pub, g))
 			continue;
 		k = find(r, name);
 		if (k && k->seen == r->update)

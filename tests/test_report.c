@@ -11,7 +11,7 @@
 #include "counting_alloc.h"
 #include "memz/report.h"
 
-#define NG 8
+#define NG (MEMZ_REPORT_MAX_GROUPS + 50) /* room past the cap */
 
 struct fake {
 	struct memz_snapshot s;
@@ -139,13 +139,61 @@ static void test_published_set(void)
 	CHECK_STR(v->groups[1].id, "leaky");
 	CHECK(memz_report_id(r, "idle") == NULL);
 
-	/* the rule itself, and its cap */
-	CHECK(memz_report_publishes(&f.g[0], 0));
-	CHECK(!memz_report_publishes(&f.g[1], 0));
-	CHECK(memz_report_publishes(&f.g[2], MEMZ_REPORT_MAX_GROUPS - 1));
-	CHECK(!memz_report_publishes(&f.g[2], MEMZ_REPORT_MAX_GROUPS));
 	memz_report_free(&r);
 	CHECK(r == NULL);
+}
+
+/* More reported groups than the cap (TopGroups 1000), and suspects among
+ * the smallest: every suspect is published, the largest reported ones fill
+ * what is left, and the total stays at the cap. */
+static void test_published_cap(void)
+{
+	enum { N = MEMZ_REPORT_MAX_GROUPS + 50 };
+	static char names[N][16];
+	static struct fake f;
+	struct memz_report *r;
+	const struct memz_report_view *v;
+	struct memz_publish p;
+	size_t leaks = 0, reported = 0;
+
+	fake_init(&f, N);
+	for (size_t i = 0; i < N; i++) {
+		snprintf(names[i], sizeof names[i], "g%zu", i);
+		f.g[i].name = names[i];
+		f.g[i].reported = true;
+	}
+	f.g[N - 1].det.verdict.leak = true;
+	f.g[N - 2].det.verdict.leak = true;
+	f.g[N - 2].reported = false;
+	CHECK_INT(memz_report_new(&r, memz_allocator_libc()), 0);
+	CHECK_INT(memz_report_update(r, &f.s, &v), 0);
+	CHECK_INT(v->n_groups, MEMZ_REPORT_MAX_GROUPS);
+	for (size_t i = 0; i < v->n_groups; i++) {
+		leaks += v->groups[i].g->det.verdict.leak;
+		reported += !v->groups[i].g->det.verdict.leak;
+	}
+	CHECK_INT(leaks, 2);
+	CHECK_INT(reported, MEMZ_REPORT_MAX_GROUPS - 2);
+	CHECK(v->groups[0].g == &f.g[0]);
+	CHECK(v->groups[MEMZ_REPORT_MAX_GROUPS - 3].g ==
+	      &f.g[MEMZ_REPORT_MAX_GROUPS - 3]);
+	CHECK(v->groups[MEMZ_REPORT_MAX_GROUPS - 1].g == &f.g[N - 1]);
+	memz_report_free(&r);
+
+	/* the walk hosts follow: neither reported nor leaking never publishes,
+	 * and a cap's worth of suspects leaves no room for the rest */
+	memz_publish_init(&p, &f.s.view);
+	CHECK(memz_publish_next(&p, &f.g[0]));
+	f.g[1].reported = false;
+	CHECK(!memz_publish_next(&p, &f.g[1]));
+	for (size_t i = 0; i < N; i++)
+		f.g[i].det.verdict.leak = true;
+	memz_publish_init(&p, &f.s.view);
+	for (size_t i = 0; i < MEMZ_REPORT_MAX_GROUPS; i++)
+		CHECK(memz_publish_next(&p, &f.g[i]));
+	f.g[N - 1].det.verdict.leak = false;
+	CHECK(!memz_publish_next(&p, &f.g[N - 1]));
+	CHECK(!memz_publish_next(&p, &f.g[N - 2]));
 }
 
 static void test_cap(void)
@@ -361,6 +409,7 @@ int main(void)
 	test_tables();
 	test_oom_series();
 	test_published_set();
+	test_published_cap();
 	test_cap();
 	test_ids();
 	test_bounded_and_quiet();

@@ -15,7 +15,10 @@
  *     whatever the snapshot holds (a NaN or an infinity becomes 0).
  *   - the groups published: those the table reports (TopGroups, Process,
  *     ProcessMatch) or flags as leaking, in the snapshot's order (largest PSS
- *     first), at most MEMZ_REPORT_MAX_GROUPS.
+ *     first), at most MEMZ_REPORT_MAX_GROUPS. Suspects come first: the
+ *     leaking groups take the places they need (up to the cap) and the
+ *     reported ones share what is left, so TopGroups 1000 never hides a
+ *     small leaking group.
  *   - their ids: memz_sanitize_id() of the name (under GroupBy cgroup, of
  *     the name an operator uses, cgroup.h: "nginx.service", not the path), cut to MEMZ_REPORT_ID_MAX,
  *     made unique by appending "_2", "_3", ... in the order names were first
@@ -148,9 +151,16 @@ bool memz_series_has(const struct memz_series *s, const void *obj);
 /* A finite double: x, or 0. */
 double memz_finite(double x);
 
-/* Whether g is published when `already` groups before it in the
- * snapshot's order are: the rule every host follows. */
-bool memz_report_publishes(const struct memz_group *g, size_t already);
+/* The rule every host follows, walked over the snapshot's groups in
+ * order: memz_publish_init() counts the suspects once, then
+ * memz_publish_next() says for each group in turn whether it is published.
+ * Plain counters: _init allocates nothing and there is nothing to release. */
+struct memz_publish {
+	size_t leak_left;  /* places still kept for leaking groups */
+	size_t other_left; /* places left for reported, non-leaking ones */
+};
+void memz_publish_init(struct memz_publish *p, const struct memz_table_view *v);
+bool memz_publish_next(struct memz_publish *p, const struct memz_group *g);
 
 struct memz_report_group {
 	const struct memz_group *g;
