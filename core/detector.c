@@ -7,10 +7,19 @@
  * leaks. Two assessments run instead, and the verdict is their OR:
  *
  * Short horizon (the last MEMZ_DET_RING samples) starts a verdict when
- *   - the baseline holds (LeakMinSamples, LeakMinRate, LeakMinR2, LeakMaxDip);
+ *   - the baseline holds (LeakMinSamples, LeakMinR2, LeakMaxDip), and
+ *     LeakMinRate lies within RATE_SE standard errors below the slope (and
+ *     the slope is at least RATE_FLOOR of it): a leak at LeakMinRate
+ *     itself is flagged on its first windows, not on the half of them
+ *     whose noise bends the fitted slope under the threshold, while a
+ *     clean fit, whose error is small, is held to the threshold;
  *   - the growth is spread out: the three largest rises between samples
  *     carry at most SPREAD_TOP3 of all rising (a step, or a few steps close
- *     together, carry nearly all of it);
+ *     together, carry nearly all of it), or the median rise is at least
+ *     SPREAD_MEDIAN of the mean (in a short window under heavy noise the
+ *     top three of seven rises carry most of it, yet most rises are
+ *     the leak's; a step or a thread pool's steps leave the median at
+ *     the noise);
  *   - every quarter of the window rose on the one before by at least
  *     QUARTER_MIN of what the slope predicts (a plateau, or growth confined
  *     to one part of the window, fails; so a warm-up clears once it levels);
@@ -58,7 +67,9 @@
  *     highest bucket before it (a saw-tooth's next ramp does not).
  * It holds (any standing verdict, whichever horizon started it) while the
  * slope stays above half of LeakSlowMinRate, R² above half of LeakMinR2
- * and the recent floor rises by RECENT_HOLD.
+ * and the recent floor rises by RECENT_HOLD; for a bursty leak "recent"
+ * spans the widest gap between its bursts (rises of at least BURST_SHARE
+ * of the largest: the floor of noise drifts up between them too).
  *
  * Either verdict starts only when the anonymous memory rose along with PSS
  * (by ANON_SHARE of the rise, first part of the window to the last): PSS
@@ -89,6 +100,10 @@
 #define FAST_NOISE_MULT 2.0
 #define QUIET 0.1
 #define ANON_SHARE 0.5
+#define SPREAD_MEDIAN 0.5
+#define BURST_SHARE 0.25
+#define RATE_SE 2.0
+#define RATE_FLOOR 0.5
 /* re-anchor short-ring times before float offsets lose milliseconds */
 #define T_REANCHOR 4096.0
 
@@ -127,6 +142,7 @@ void memz_detector_rebase_anon(struct memz_detector *d, double delta)
 
 struct fit {
 	double slope, r2, x0, x1, y1; /* y1: fitted value at x1 */
+	double se; /* the slope's standard error; 0 with two points */
 };
 
 /* OLS of y on x; false when x does not vary. */
@@ -153,6 +169,8 @@ static bool ols(const double *x, const double *y, unsigned n, struct fit *f)
 	f->x0 = x[0];
 	f->x1 = x[n - 1];
 	f->y1 = my + f->slope * (x[n - 1] - mx);
+	f->se = n > 2 && syy > f->slope * sxy ?
+			sqrt((syy - f->slope * sxy) / ((n - 2) * sxx)) : 0;
 	return true;
 }
 
@@ -358,6 +376,25 @@ static bool changed(const double *x, const double *y, unsigned pre,
 }
 
 /*
+ * The median rise between the samples of y[0..m): a leak under noise
+ * rises by about its rate in most of them, steps in a few of them only.
+ */
+static double median_rise(const double *y, unsigned m)
+{
+	double st[MEMZ_DET_RING];
+	unsigned n = m - 1;
+
+	for (unsigned i = 0; i < n; i++) {
+		double v = y[i + 1] - y[i];
+		unsigned j = i;
+		for (; j > 0 && st[j - 1] > v; j--)
+			st[j] = st[j - 1];
+		st[j] = v;
+	}
+	return n % 2 ? st[n / 2] : 0.5 * (st[n / 2 - 1] + st[n / 2]);
+}
+
+/*
  * One window of the short horizon, x[0..m) (times relative to t0), y
  * (PSS), a (anon): does it start a verdict (held: keep one)? pre: how many
  * ring samples precede the window (x[-pre..0)); a window that starts
@@ -417,8 +454,10 @@ static bool short_window(const struct memz_detector *d,
 		return f->slope >= 0.5 * s->leak_min_rate &&
 		       qy[3] - qy[2] >= QUARTER_HOLD * f->slope * (qx[3] - qx[2]);
 
-	ok = f->slope >= s->leak_min_rate && f->r2 >= s->leak_min_r2 &&
-	     top[0] + top[1] + top[2] <= SPREAD_TOP3 * rising;
+	ok = f->slope + RATE_SE * f->se >= s->leak_min_rate &&
+	     f->r2 >= s->leak_min_r2 &&
+	     (top[0] + top[1] + top[2] <= SPREAD_TOP3 * rising ||
+	      median_rise(y, m) >= SPREAD_MEDIAN * growth / (m - 1));
 	for (unsigned q = 1; q < 4 && ok; q++)
 		ok = qy[q] - qy[q - 1] >= QUARTER_MIN * f->slope * (qx[q] - qx[q - 1]);
 	/* and the last quarter still climbs within itself */
@@ -480,7 +519,7 @@ static void assess_short(struct memz_detector *d, const struct memz_settings *s,
 		unsigned n = m - j;
 
 		if (!preselect(&sfx[j], n,
-			       held ? 0.5 * s->leak_min_rate : s->leak_min_rate,
+			       (held ? 0.5 : RATE_FLOOR) * s->leak_min_rate,
 			       held ? 0 : s->leak_min_r2) ||
 		    !quarters_pass(sfx, j, m, x, y, held))
 			continue;
@@ -564,8 +603,14 @@ static bool long_window(const struct memz_detector *d,
 	 */
 	if (held) {
 		unsigned last = 0, gap = 0;
+		double big = d->noise;
+		/* a rise counts when it is a burst's share, not the drift of
+		 * the floor of noise near the end (several noise widths) */
+		for (unsigned k = 1; k < nb; k++)
+			if (BURST_SHARE * (env[k] - env[k - 1]) > big)
+				big = BURST_SHARE * (env[k] - env[k - 1]);
 		for (unsigned k = 1; k < nb; k++) {
-			if (env[k] - env[k - 1] <= d->noise)
+			if (env[k] - env[k - 1] <= big)
 				continue;
 			if (last && k - last > gap)
 				gap = k - last;
