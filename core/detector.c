@@ -142,7 +142,8 @@ void memz_detector_rebase_anon(struct memz_detector *d, double delta)
 
 struct fit {
 	double slope, r2, x0, x1, y1; /* y1: fitted value at x1 */
-	double se; /* the slope's standard error; 0 with two points */
+	double sxx, syy; /* for the slope's standard error (fit_se) */
+	unsigned n;
 };
 
 /* OLS of y on x; false when x does not vary. */
@@ -169,9 +170,18 @@ static bool ols(const double *x, const double *y, unsigned n, struct fit *f)
 	f->x0 = x[0];
 	f->x1 = x[n - 1];
 	f->y1 = my + f->slope * (x[n - 1] - mx);
-	f->se = n > 2 && syy > f->slope * sxy ?
-			sqrt((syy - f->slope * sxy) / ((n - 2) * sxx)) : 0;
+	f->sxx = sxx;
+	f->syy = syy;
+	f->n = n;
 	return true;
+}
+
+/* The slope's standard error; 0 with two points or an exact fit. */
+static double fit_se(const struct fit *f)
+{
+	double res = f->syy * (1 - f->r2);
+
+	return f->n > 2 && res > 0 ? sqrt(res / ((f->n - 2) * f->sxx)) : 0;
 }
 
 static double clamp01(double v)
@@ -270,6 +280,24 @@ static bool sums_fit(const struct sums *a, unsigned n, double *slope,
 }
 
 /*
+ * The fit of the window x[0..n) from its sums (relative to x[n-1],
+ * y[n-1]): what ols gives, without another pass over the samples.
+ */
+static bool fit_sums(const struct sums *a, const double *x, const double *y,
+		     unsigned n, struct fit *f)
+{
+	if (!sums_fit(a, n, &f->slope, &f->r2))
+		return false;
+	f->x0 = x[0];
+	f->x1 = x[n - 1];
+	f->y1 = y[n - 1] + (a->y - f->slope * a->x) / n;
+	f->sxx = a->xx - a->x * a->x / n;
+	f->syy = a->yy - a->y * a->y / n;
+	f->n = n;
+	return true;
+}
+
+/*
  * Whether a window's slope is at least min_rate and its R² at least
  * min_r2, from its sums, without a division: this runs for every suffix
  * on every push. n² times the (co)variances keep the comparisons' signs.
@@ -285,6 +313,24 @@ static bool preselect(const struct sums *a, unsigned n, double min_rate,
 	return min_r2 <= PRESELECT_SLACK ||
 	       sxy * sxy >= (min_r2 - PRESELECT_SLACK) * sxx *
 				    (n * a->yy - a->y * a->y);
+}
+
+/*
+ * Whether min_rate lies within RATE_SE standard errors below a window's
+ * slope, from its sums: what short_window asks of the exact fit, asked
+ * first of the windows preselect let through at RATE_FLOOR.
+ */
+static bool rate_bound(const struct sums *a, unsigned n, double min_rate)
+{
+	double slope, r2, se2, sxx = a->xx - a->x * a->x / n;
+
+	if (n < 3 || !sums_fit(a, n, &slope, &r2))
+		return false;
+	if (slope >= min_rate)
+		return true;
+	se2 = (a->yy - a->y * a->y / n) * (1 - r2) / ((n - 2) * sxx);
+	return (min_rate - slope) * (min_rate - slope) <=
+	       RATE_SE * RATE_SE * se2 * (1 + PRESELECT_SLACK);
 }
 
 /* Sums of every suffix of x, y: out[j] covers j..n-1, out[n] is empty. */
@@ -396,48 +442,44 @@ static double median_rise(const double *y, unsigned m)
 
 /*
  * One window of the short horizon, x[0..m) (times relative to t0), y
- * (PSS), a (anon): does it start a verdict (held: keep one)? pre: how many
- * ring samples precede the window (x[-pre..0)); a window that starts
+ * (PSS), a (anon), with its sums: does it start a verdict (held: keep
+ * one)? pre: how many ring samples precede the window (x[-pre..0)); a
+ * window that starts
  * later than the ring must begin where the series changed course, and the
  * history before it must say where the series stood (the prior peak).
  */
 static bool short_window(const struct memz_detector *d,
-			 const struct memz_settings *s, const double *x,
-			 const double *y, const double *a, unsigned m,
-			 unsigned pre, bool held, struct fit *f)
+			 const struct memz_settings *s, const struct sums *sum,
+			 const double *x, const double *y, const double *a,
+			 unsigned m, unsigned pre, bool held, struct fit *f)
 {
 	bool later = pre > 0;
 	double qx[4] = { 0 }, qy[4] = { 0 }, qa[4] = { 0 };
 	unsigned qn[4] = { 0 };
-	double top[3] = { 0 }, rising = 0, runmax, dd = 0, growth, peak = 0;
-	bool ok, have_peak;
+	double top[3] = { 0 }, rising = 0, runmax, limit, growth, peak = 0;
+	bool ok, have_peak = false;
 
-	if (!ols(x, y, m, f) || !(f->slope > 0))
+	if (!fit_sums(sum, x, y, m, f) || !(f->slope > 0))
 		return false;
 	growth = f->slope * (f->x1 - f->x0);
-
+	/* the drawdown first, and out at the first dip too deep: under
+	 * churn most windows fail here */
+	limit = s->leak_max_dip * growth;
 	runmax = y[0];
 	for (unsigned i = 1; i < m; i++) {
-		double up = y[i] - y[i - 1];
 		if (y[i] > runmax)
 			runmax = y[i];
-		else if (runmax - y[i] > dd)
-			dd = runmax - y[i];
-		if (up <= 0)
-			continue;
-		rising += up;
-		if (up > top[2]) {
-			top[2] = up;
-			if (top[2] > top[1]) {
-				double t = top[1]; top[1] = top[2]; top[2] = t;
-			}
-			if (top[1] > top[0]) {
-				double t = top[0]; top[0] = top[1]; top[1] = t;
-			}
-		}
+		else if (runmax - y[i] > limit)
+			return false;
 	}
-	if (dd > s->leak_max_dip * growth)
-		return false;
+	/* then where the series stood before */
+	if (!held) {
+		have_peak = prior_peak(d, d->t0 + x[0], &peak);
+		if (later && !(have_peak && changed(x, y, pre, f)))
+			return false;
+		if (have_peak && f->y1 < peak + PEAK_MARGIN * growth)
+			return false;
+	}
 	for (unsigned i = 0; i < m; i++) {
 		unsigned q = i * 4 / m;
 		qx[q] += x[i];
@@ -454,10 +496,24 @@ static bool short_window(const struct memz_detector *d,
 		return f->slope >= 0.5 * s->leak_min_rate &&
 		       qy[3] - qy[2] >= QUARTER_HOLD * f->slope * (qx[3] - qx[2]);
 
-	ok = f->slope + RATE_SE * f->se >= s->leak_min_rate &&
-	     f->r2 >= s->leak_min_r2 &&
-	     (top[0] + top[1] + top[2] <= SPREAD_TOP3 * rising ||
-	      median_rise(y, m) >= SPREAD_MEDIAN * growth / (m - 1));
+	for (unsigned i = 1; i < m; i++) {
+		double up = y[i] - y[i - 1];
+		if (up <= 0)
+			continue;
+		rising += up;
+		if (up > top[2]) {
+			top[2] = up;
+			if (top[2] > top[1]) {
+				double t = top[1]; top[1] = top[2]; top[2] = t;
+			}
+			if (top[1] > top[0]) {
+				double t = top[0]; top[0] = top[1]; top[1] = t;
+			}
+		}
+	}
+	ok = f->r2 >= s->leak_min_r2 &&
+	     (f->slope >= s->leak_min_rate ||
+	      f->slope + RATE_SE * fit_se(f) >= s->leak_min_rate);
 	for (unsigned q = 1; q < 4 && ok; q++)
 		ok = qy[q] - qy[q - 1] >= QUARTER_MIN * f->slope * (qx[q] - qx[q - 1]);
 	/* and the last quarter still climbs within itself */
@@ -465,10 +521,9 @@ static bool short_window(const struct memz_detector *d,
 			   QUARTER_MIN * f->slope * (x[m - 1] - x[m - qn[3]]);
 	if (!ok)
 		return false;
-	have_peak = prior_peak(d, d->t0 + x[0], &peak);
-	if (later && !(have_peak && changed(x, y, pre, f)))
-		return false;
-	if (have_peak && f->y1 < peak + PEAK_MARGIN * growth)
+	/* the median last: it sorts the window's rises */
+	if (top[0] + top[1] + top[2] > SPREAD_TOP3 * rising &&
+	    median_rise(y, m) < SPREAD_MEDIAN * growth / (m - 1))
 		return false;
 	return owned(qa[0], qa[3], qy[3] - qy[0]);
 }
@@ -521,9 +576,11 @@ static void assess_short(struct memz_detector *d, const struct memz_settings *s,
 		if (!preselect(&sfx[j], n,
 			       (held ? 0.5 : RATE_FLOOR) * s->leak_min_rate,
 			       held ? 0 : s->leak_min_r2) ||
+		    (!held && !rate_bound(&sfx[j], n, s->leak_min_rate)) ||
 		    !quarters_pass(sfx, j, m, x, y, held))
 			continue;
-		if (!short_window(d, s, x + j, y + j, a + j, n, j, held, &f))
+		if (!short_window(d, s, &sfx[j], x + j, y + j, a + j, n, j, held,
+				  &f))
 			continue;
 		d->short_leak = true;
 		v->rate_bps = f.slope;
