@@ -76,6 +76,9 @@
  * that climbs while Anonymous stays flat is file pages the kernel can
  * reclaim, or shared pages re-divided among fewer sharers.
  *
+ * The least squares of the windows (the sums of every suffix, made in one
+ * pass, and each window's fit from them) are core/detfit.c's.
+ *
  * Nothing is judged below LeakMinSize. The fractions below are properties of
  * the shapes (step, plateau, saw-tooth), not of the workload, so they are
  * constants; the thresholds a user tunes are settings.
@@ -85,6 +88,7 @@
 #include <string.h>
 
 #include "memz/detector.h"
+#include "detfit_int.h"
 
 #define SPREAD_TOP3 0.6
 #define QUARTER_MIN 0.3
@@ -140,55 +144,6 @@ void memz_detector_rebase_anon(struct memz_detector *d, double delta)
 	shift(d, &d->abase, delta);
 }
 
-struct fit {
-	double slope, r2, x0, x1, y1; /* y1: fitted value at x1 */
-	double sxx, syy; /* for the slope's standard error (fit_se) */
-	unsigned n;
-};
-
-/* OLS of y on x; false when x does not vary. */
-static bool ols(const double *x, const double *y, unsigned n, struct fit *f)
-{
-	double mx = 0, my = 0, sxx = 0, sxy = 0, syy = 0;
-
-	for (unsigned i = 0; i < n; i++) {
-		mx += x[i];
-		my += y[i];
-	}
-	mx /= n;
-	my /= n;
-	for (unsigned i = 0; i < n; i++) {
-		double dx = x[i] - mx, dy = y[i] - my;
-		sxx += dx * dx;
-		sxy += dx * dy;
-		syy += dy * dy;
-	}
-	if (!(sxx > 0))
-		return false;
-	f->slope = sxy / sxx;
-	f->r2 = syy > 0 ? sxy * sxy / (sxx * syy) : 0;
-	f->x0 = x[0];
-	f->x1 = x[n - 1];
-	f->y1 = my + f->slope * (x[n - 1] - mx);
-	f->sxx = sxx;
-	f->syy = syy;
-	f->n = n;
-	return true;
-}
-
-/* The slope's standard error; 0 with two points or an exact fit. */
-static double fit_se(const struct fit *f)
-{
-	double res = f->syy * (1 - f->r2);
-
-	return f->n > 2 && res > 0 ? sqrt(res / ((f->n - 2) * f->sxx)) : 0;
-}
-
-static double clamp01(double v)
-{
-	return v < 0 ? 0 : v > 1 ? 1 : v;
-}
-
 /*
  * 0..100 from fit quality, how far the rate is above its threshold and how
  * much data there is. A leak never reports less than 50, a non-leak never
@@ -201,9 +156,10 @@ static int confidence(bool leak, double rate, double min_rate, double r2,
 
 	if (!(rate > 0))
 		return 0;
-	q = 0.4 * clamp01((r2 - 0.5) / 0.5) +
-	    0.3 * clamp01(0.5 + log2(rate / (min_rate > 0 ? min_rate : 1)) / 4) +
-	    0.3 * clamp01((double)n / (2.0 * need));
+	q = 0.4 * memz_fit_clamp01((r2 - 0.5) / 0.5) +
+	    0.3 * memz_fit_clamp01(
+			  0.5 + log2(rate / (min_rate > 0 ? min_rate : 1)) / 4) +
+	    0.3 * memz_fit_clamp01((double)n / (2.0 * need));
 	c = floor(q * 100 + 0.5);
 	/* every term is clamped, but a NaN r2 would pass clamp01 */
 	if (!(c >= 0 && c <= 100))
@@ -254,115 +210,17 @@ static bool flat_ring(struct memz_detector *d, unsigned start)
 	return true;
 }
 
-/* The sums' fit and the exact fit of a window may differ in the last bits:
- * the sums only pre-select, so they let those through. */
-#define PRESELECT_SLACK 1e-6
-
-/* Running sums of one window, in coordinates relative to the newest
- * sample (so nothing large cancels): enough for its least squares. */
-struct sums {
-	double x, y, xx, xy, yy;
-};
-
-/* The least-squares slope and R² of a window of n samples from its sums;
- * false when x does not vary. */
-static bool sums_fit(const struct sums *a, unsigned n, double *slope,
-		     double *r2)
-{
-	double sxx = a->xx - a->x * a->x / n, sxy = a->xy - a->x * a->y / n,
-	       syy = a->yy - a->y * a->y / n;
-
-	if (!(sxx > 0))
-		return false;
-	*slope = sxy / sxx;
-	*r2 = syy > 0 ? clamp01(sxy * sxy / (sxx * syy)) : 0;
-	return true;
-}
-
-/*
- * The fit of the window x[0..n) from its sums (relative to x[n-1],
- * y[n-1]): what ols gives, without another pass over the samples.
- */
-static bool fit_sums(const struct sums *a, const double *x, const double *y,
-		     unsigned n, struct fit *f)
-{
-	if (!sums_fit(a, n, &f->slope, &f->r2))
-		return false;
-	f->x0 = x[0];
-	f->x1 = x[n - 1];
-	f->y1 = y[n - 1] + (a->y - f->slope * a->x) / n;
-	f->sxx = a->xx - a->x * a->x / n;
-	f->syy = a->yy - a->y * a->y / n;
-	f->n = n;
-	return true;
-}
-
-/*
- * Whether a window's slope is at least min_rate and its R² at least
- * min_r2, from its sums, without a division: this runs for every suffix
- * on every push. n² times the (co)variances keep the comparisons' signs.
- */
-static bool preselect(const struct sums *a, unsigned n, double min_rate,
-		      double min_r2)
-{
-	double sxx = n * a->xx - a->x * a->x, sxy = n * a->xy - a->x * a->y;
-
-	min_rate *= 1 - PRESELECT_SLACK;
-	if (!(sxx > 0) || !(sxy > 0) || sxy < min_rate * sxx)
-		return false;
-	return min_r2 <= PRESELECT_SLACK ||
-	       sxy * sxy >= (min_r2 - PRESELECT_SLACK) * sxx *
-				    (n * a->yy - a->y * a->y);
-}
-
-/*
- * Whether min_rate lies within RATE_SE standard errors below a window's
- * slope, from its sums: what short_window asks of the exact fit, asked
- * first of the windows preselect let through at RATE_FLOOR.
- */
-static bool rate_bound(const struct sums *a, unsigned n, double min_rate)
-{
-	double slope, r2, se2, sxx = a->xx - a->x * a->x / n;
-
-	if (n < 3 || !sums_fit(a, n, &slope, &r2))
-		return false;
-	if (slope >= min_rate)
-		return true;
-	se2 = (a->yy - a->y * a->y / n) * (1 - r2) / ((n - 2) * sxx);
-	return (min_rate - slope) * (min_rate - slope) <=
-	       RATE_SE * RATE_SE * se2 * (1 + PRESELECT_SLACK);
-}
-
-/* Sums of every suffix of x, y: out[j] covers j..n-1, out[n] is empty. */
-static void suffix_sums(const double *x, const double *y, unsigned n,
-			struct sums *out)
-{
-	struct sums a = { 0 };
-	double xe = x[n - 1], ye = y[n - 1];
-
-	out[n] = a;
-	for (unsigned j = n; j-- > 0;) {
-		double X = x[j] - xe, Y = y[j] - ye;
-		a.x += X;
-		a.y += Y;
-		a.xx += X * X;
-		a.xy += X * Y;
-		a.yy += Y * Y;
-		out[j] = a;
-	}
-}
-
 /*
  * The quarter rules of short_window for the window j..m-1, from the suffix
  * sums (the quarters' means are differences of them), before its samples
  * are walked: under churn many windows pass preselect and fail here.
  */
-static bool quarters_pass(const struct sums *sfx, unsigned j, unsigned m,
+static bool quarters_pass(const struct memz_sums *sfx, unsigned j, unsigned m,
 			  const double *x, const double *y, bool held)
 {
 	unsigned n = m - j, b[5];
 	double qx[4], qy[4], slope, sxx;
-	const double slack = 1 - PRESELECT_SLACK;
+	const double slack = 1 - MEMZ_FIT_SLACK;
 
 	for (unsigned q = 0; q < 4; q++)
 		b[q] = j + (q * n + 3) / 4;
@@ -407,7 +265,7 @@ static bool owned(double a_first, double a_last, double pss_rise)
  * saw-tooth's ramp) lies on the line and does not qualify.
  */
 static bool changed(const double *x, const double *y, unsigned pre,
-		    const struct fit *f)
+		    const struct memz_fit *f)
 {
 	double mx = 0, my = 0;
 
@@ -428,16 +286,10 @@ static bool changed(const double *x, const double *y, unsigned pre,
 static double median_rise(const double *y, unsigned m)
 {
 	double st[MEMZ_DET_RING];
-	unsigned n = m - 1;
 
-	for (unsigned i = 0; i < n; i++) {
-		double v = y[i + 1] - y[i];
-		unsigned j = i;
-		for (; j > 0 && st[j - 1] > v; j--)
-			st[j] = st[j - 1];
-		st[j] = v;
-	}
-	return n % 2 ? st[n / 2] : 0.5 * (st[n / 2 - 1] + st[n / 2]);
+	for (unsigned i = 0; i + 1 < m; i++)
+		st[i] = y[i + 1] - y[i];
+	return memz_fit_median(st, m - 1);
 }
 
 /*
@@ -449,9 +301,9 @@ static double median_rise(const double *y, unsigned m)
  * history before it must say where the series stood (the prior peak).
  */
 static bool short_window(const struct memz_detector *d,
-			 const struct memz_settings *s, const struct sums *sum,
+			 const struct memz_settings *s, const struct memz_sums *sum,
 			 const double *x, const double *y, const double *a,
-			 unsigned m, unsigned pre, bool held, struct fit *f)
+			 unsigned m, unsigned pre, bool held, struct memz_fit *f)
 {
 	bool later = pre > 0;
 	double qx[4] = { 0 }, qy[4] = { 0 }, qa[4] = { 0 };
@@ -459,7 +311,7 @@ static bool short_window(const struct memz_detector *d,
 	double top[3] = { 0 }, rising = 0, runmax, limit, growth, peak = 0;
 	bool ok, have_peak = false;
 
-	if (!fit_sums(sum, x, y, m, f) || !(f->slope > 0))
+	if (!memz_sums_fit(sum, x, y, m, f) || !(f->slope > 0))
 		return false;
 	growth = f->slope * (f->x1 - f->x0);
 	/* the drawdown first, and out at the first dip too deep: under
@@ -513,7 +365,7 @@ static bool short_window(const struct memz_detector *d,
 	}
 	ok = f->r2 >= s->leak_min_r2 &&
 	     (f->slope >= s->leak_min_rate ||
-	      f->slope + RATE_SE * fit_se(f) >= s->leak_min_rate);
+	      f->slope + RATE_SE * memz_fit_se(f) >= s->leak_min_rate);
 	for (unsigned q = 1; q < 4 && ok; q++)
 		ok = qy[q] - qy[q - 1] >= QUARTER_MIN * f->slope * (qx[q] - qx[q - 1]);
 	/* and the last quarter still climbs within itself */
@@ -539,10 +391,10 @@ static void assess_short(struct memz_detector *d, const struct memz_settings *s,
 			 struct memz_verdict *v)
 {
 	double x[MEMZ_DET_RING], y[MEMZ_DET_RING], a[MEMZ_DET_RING];
-	struct sums sfx[MEMZ_DET_RING + 1];
+	struct memz_sums sfx[MEMZ_DET_RING + 1];
 	unsigned m = d->rcount, start, need;
 	double slope, r2;
-	struct fit f;
+	struct memz_fit f;
 	bool held = d->short_leak;
 
 	memset(v, 0, sizeof *v);
@@ -560,8 +412,8 @@ static void assess_short(struct memz_detector *d, const struct memz_settings *s,
 		y[i] = d->rv[k];
 		a[i] = d->ra[k];
 	}
-	suffix_sums(x, y, m, sfx);
-	if (!sums_fit(&sfx[0], m, &slope, &r2))
+	memz_sums_suffixes(x, y, m, sfx);
+	if (!memz_sums_slope(&sfx[0], m, &slope, &r2))
 		return;
 	v->rate_bps = slope;
 	v->r2 = r2;
@@ -573,10 +425,12 @@ static void assess_short(struct memz_detector *d, const struct memz_settings *s,
 	for (unsigned j = 0; j + need <= m; j++) {
 		unsigned n = m - j;
 
-		if (!preselect(&sfx[j], n,
-			       (held ? 0.5 : RATE_FLOOR) * s->leak_min_rate,
-			       held ? 0 : s->leak_min_r2) ||
-		    (!held && !rate_bound(&sfx[j], n, s->leak_min_rate)) ||
+		if (!memz_sums_preselect(&sfx[j], n,
+					 (held ? 0.5 : RATE_FLOOR) *
+						 s->leak_min_rate,
+					 held ? 0 : s->leak_min_r2) ||
+		    (!held && !memz_sums_rate_bound(&sfx[j], n,
+						    s->leak_min_rate, RATE_SE)) ||
 		    !quarters_pass(sfx, j, m, x, y, held))
 			continue;
 		if (!short_window(d, s, &sfx[j], x + j, y + j, a + j, n, j, held,
@@ -606,17 +460,7 @@ static double ring_noise(const struct memz_detector *d)
 			 b = (start + i) % MEMZ_DET_RING;
 		st[n++] = fabs((double)d->rv[b] - d->rv[a]);
 	}
-	if (!n)
-		return 0;
-	/* insertion sort: at most 31 values, once per bucket */
-	for (unsigned i = 1; i < n; i++) {
-		double v = st[i];
-		unsigned j = i;
-		for (; j > 0 && st[j - 1] > v; j--)
-			st[j] = st[j - 1];
-		st[j] = v;
-	}
-	return n % 2 ? st[n / 2] : 0.5 * (st[n / 2 - 1] + st[n / 2]);
+	return memz_fit_median(st, n);
 }
 
 /* The highest bucket maximum among closed buckets before bucket number
@@ -646,12 +490,12 @@ static bool peak_before(const struct memz_detector *d, int32_t idx,
 static bool long_window(const struct memz_detector *d,
 			const struct memz_settings *s, const double *x,
 			const double *env, const double *aenv, unsigned nb,
-			int32_t first, bool later, bool held, struct fit *f)
+			int32_t first, bool later, bool held, struct memz_fit *f)
 {
 	unsigned r = RECENT;
 	double rec, peak = 0;
 
-	if (!ols(x, env, nb, f) || !(f->slope > 0))
+	if (!memz_fit_ols(x, env, nb, f) || !(f->slope > 0))
 		return false;
 	/*
 	 * "Recent" spans RECENT buckets, or for a leak that grows in bursts
@@ -729,10 +573,10 @@ static void assess_long(struct memz_detector *d, const struct memz_settings *s)
 {
 	double x[MEMZ_DET_BUCKETS], env[MEMZ_DET_BUCKETS], aenv[MEMZ_DET_BUCKETS];
 	int32_t idx[MEMZ_DET_BUCKETS];
-	struct sums sfx[MEMZ_DET_BUCKETS + 1];
+	struct memz_sums sfx[MEMZ_DET_BUCKETS + 1];
 	double horizon_n = s->leak_long_horizon / d->bucket_w;
 	unsigned nb = 0;
-	struct fit f;
+	struct memz_fit f;
 	struct memz_verdict *v = &d->lv;
 	/* a verdict the short horizon started is the long one's to keep */
 	bool held = d->long_leak || d->verdict.leak;
@@ -758,19 +602,19 @@ static void assess_long(struct memz_detector *d, const struct memz_settings *s)
 		if (aenv[k + 1] < aenv[k] || isnan(aenv[k + 1]))
 			aenv[k] = aenv[k + 1];
 	}
-	if (!ols(x, env, nb, &f))
+	if (!memz_fit_ols(x, env, nb, &f))
 		return;
 	v->rate_bps = f.slope;
 	v->r2 = f.r2;
 	v->samples = nb;
 	if (nb < LONG_FAST || d->base + d->cur.min < s->leak_min_size)
 		return;
-	suffix_sums(x, env, nb, sfx);
+	memz_sums_suffixes(x, env, nb, sfx);
 	for (unsigned j = 0; j + LONG_FAST <= nb; j++) {
 		unsigned n = nb - j;
 		double k = held ? 0.5 : 1;
 
-		if (!preselect(&sfx[j], n, k * s->leak_slow_min_rate,
+		if (!memz_sums_preselect(&sfx[j], n, k * s->leak_slow_min_rate,
 			       k * s->leak_min_r2))
 			continue;
 		if (!long_window(d, s, x + j, env + j, aenv + j, n, idx[j],
