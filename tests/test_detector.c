@@ -205,7 +205,7 @@ static void run(const struct series *c, double dt, double duration,
  * (more for a thorough run; valgrind's run takes fewer), and late leaks
  * run over 2.5 times as many.
  */
-static unsigned nseeds = 12;
+static unsigned nseeds = 30;
 
 /* Samples from t0 to t inclusive at cadence dt: the latency of a leak
  * that began after t0, in samples of its growth. */

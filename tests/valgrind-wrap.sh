@@ -5,7 +5,7 @@ case "$1" in
 *.sh) exec "$@" ;;
 esac
 # memcheck looks for memory errors, which two noise seeds of
-# test_detector's cases reach as well as twelve, in a sixth of the time
+# test_detector's cases reach as well as thirty, in a fifteenth of the time
 DETECTOR_SEEDS=${DETECTOR_SEEDS:-2}
 export DETECTOR_SEEDS
 exec "${top_builddir:-.}/libtool" --mode=execute valgrind --quiet \
