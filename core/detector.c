@@ -25,7 +25,15 @@
  *     to one part of the window, fails; so a warm-up clears once it levels);
  *   - the fitted end stands above the prior peak (the highest bucket that
  *     closed before the window) by half the window's growth: a saw-tooth's
- *     ramp or a recurring spike only climbs back to where it has been.
+ *     ramp or a recurring spike only climbs back to where it has been;
+ *   - the window's growth exceeds WANDER_SHORT times how far the series
+ *     has wandered (the deepest fall from a high to a later low, between
+ *     closed buckets and within the ring before the window): allocator
+ *     churn, a bounded random walk, climbs for a while in a line as good
+ *     as a noisy leak's, but it falls back as far as it climbs, and a
+ *     leak that begins after flat noise has only fallen by a few noise
+ *     widths. In a fresh series there is no history to tell them apart:
+ *     churn's first climb may be flagged in its first minutes, and clears.
  * Every suffix of the ring down to LeakMinSamples is judged the same way
  * (longest first), so a leak that begins in a process that ran flat for a
  * while is seen once LeakMinSamples of it are in, not once it fills the
@@ -64,7 +72,10 @@
  *     against the lowest of an hour);
  *   - under LONG_MIN buckets, the floor rose in every bucket (a staircase
  *     of bursts, not one or two steps); and a suffix must end above the
- *     highest bucket before it (a saw-tooth's next ramp does not).
+ *     highest bucket before it (a saw-tooth's next ramp does not);
+ *   - the floor rose by more than WANDER_LONG times the deepest fall
+ *     between closed buckets: the floor of allocator churn drifts up by
+ *     its range when the walk ends high, and it has fallen by as much.
  * It holds (any standing verdict, whichever horizon started it) while the
  * slope stays above half of LeakSlowMinRate, R² above half of LeakMinR2
  * and the recent floor rises by RECENT_HOLD; for a bursty leak "recent"
@@ -108,6 +119,8 @@
 #define BURST_SHARE 0.25
 #define RATE_SE 2.0
 #define RATE_FLOOR 0.5
+#define WANDER_SHORT 2.0
+#define WANDER_LONG 3.0
 /* re-anchor short-ring times before float offsets lose milliseconds */
 #define T_REANCHOR 4096.0
 
@@ -211,6 +224,29 @@ static bool flat_ring(struct memz_detector *d, unsigned start)
 }
 
 /*
+ * How far the series has wandered: the deepest fall it made from a high to
+ * a later low, over the closed buckets (a bucket's maximum before a later
+ * bucket's minimum: within one bucket the order is not kept). A leak does
+ * not fall back, and noise falls by a few noise widths; allocator churn (a
+ * bounded random walk) falls as far as it rises, by its whole range once
+ * it has been around for a while. Kept when a bucket closes; the short
+ * horizon adds the fall within the ring before its window.
+ */
+static float bucket_wander(const struct memz_detector *d)
+{
+	float hi = 0, dd = 0;
+
+	for (unsigned k = 0; k < d->bcount; k++) {
+		unsigned j = (d->bhead + k) % MEMZ_DET_BUCKETS;
+
+		if (k && hi - d->bmin[j] > dd)
+			dd = hi - d->bmin[j];
+		if (!k || d->bmax[j] > hi)
+			hi = d->bmax[j];
+	}
+	return dd;
+}
+/*
  * The quarter rules of short_window for the window j..m-1, from the suffix
  * sums (the quarters' means are differences of them), before its samples
  * are walked: under churn many windows pass preselect and fail here.
@@ -303,7 +339,8 @@ static double median_rise(const double *y, unsigned m)
 static bool short_window(const struct memz_detector *d,
 			 const struct memz_settings *s, const struct memz_sums *sum,
 			 const double *x, const double *y, const double *a,
-			 unsigned m, unsigned pre, bool held, struct memz_fit *f)
+			 unsigned m, unsigned pre, double wander, bool held,
+			 struct memz_fit *f)
 {
 	bool later = pre > 0;
 	double qx[4] = { 0 }, qy[4] = { 0 }, qa[4] = { 0 };
@@ -314,8 +351,11 @@ static bool short_window(const struct memz_detector *d,
 	if (!memz_sums_fit(sum, x, y, m, f) || !(f->slope > 0))
 		return false;
 	growth = f->slope * (f->x1 - f->x0);
-	/* the drawdown first, and out at the first dip too deep: under
-	 * churn most windows fail here */
+	/* the churn of an allocator rises as far as it wanders; first, as
+	 * under churn most windows fail here */
+	if (!held && growth <= WANDER_SHORT * wander)
+		return false;
+	/* then the drawdown, out at the first dip too deep */
 	limit = s->leak_max_dip * growth;
 	runmax = y[0];
 	for (unsigned i = 1; i < m; i++) {
@@ -392,8 +432,8 @@ static void assess_short(struct memz_detector *d, const struct memz_settings *s,
 {
 	double x[MEMZ_DET_RING], y[MEMZ_DET_RING], a[MEMZ_DET_RING];
 	struct memz_sums sfx[MEMZ_DET_RING + 1];
-	unsigned m = d->rcount, start, need;
-	double slope, r2;
+	unsigned m = d->rcount, start, need, upto = 1;
+	double slope, r2, hi, fall = 0;
 	struct memz_fit f;
 	bool held = d->short_leak;
 
@@ -415,6 +455,7 @@ static void assess_short(struct memz_detector *d, const struct memz_settings *s,
 	memz_sums_suffixes(x, y, m, sfx);
 	if (!memz_sums_slope(&sfx[0], m, &slope, &r2))
 		return;
+	hi = y[0];
 	v->rate_bps = slope;
 	v->r2 = r2;
 	v->samples = m;
@@ -433,7 +474,16 @@ static void assess_short(struct memz_detector *d, const struct memz_settings *s,
 						    s->leak_min_rate, RATE_SE)) ||
 		    !quarters_pass(sfx, j, m, x, y, held))
 			continue;
-		if (!short_window(d, s, &sfx[j], x + j, y + j, a + j, n, j, held,
+		/* the fall within the ring before the window, as far as
+		 * a window got this far */
+		for (; upto < j; upto++) {
+			if (y[upto] > hi)
+				hi = y[upto];
+			else if (hi - y[upto] > fall)
+				fall = hi - y[upto];
+		}
+		if (!short_window(d, s, &sfx[j], x + j, y + j, a + j, n, j,
+				  fall > d->bwander ? fall : d->bwander, held,
 				  &f))
 			continue;
 		d->short_leak = true;
@@ -558,6 +608,8 @@ static bool long_window(const struct memz_detector *d,
 	 * of it: a saw-tooth's next ramp, or a warm-up repeated, climbs only
 	 * back to where the series has been */
 	if (later && (!peak_before(d, first, &peak) || env[nb - 1] <= peak))
+		return false;
+	if (env[nb - 1] - env[0] <= WANDER_LONG * d->bwander)
 		return false;
 	return owned(aenv[0], aenv[nb - 1], env[nb - 1] - env[0]);
 }
@@ -767,6 +819,7 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 		d->bcount = d->bhead = 0;
 		d->has_cur = false;
 		d->long_leak = false;
+		d->bwander = 0;
 		memset(&d->lv, 0, sizeof d->lv);
 	}
 	d->n++;
@@ -779,6 +832,7 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 	closed = bucket_push(d, t, y, a);
 	if (closed) {
 		d->noise = (float)ring_noise(d);
+		d->bwander = bucket_wander(d);
 		assess_long(d, s);
 	}
 	short_was = d->short_leak;

@@ -85,6 +85,7 @@ struct memz_detector {
 	int16_t bidx[MEMZ_DET_BUCKETS];
 	float bmin[MEMZ_DET_BUCKETS], bmax[MEMZ_DET_BUCKETS];
 	struct memz_det_bucket cur; /* the bucket being filled */
+	float bwander;              /* deepest fall between closed buckets */
 	double bucket_w;            /* s; 0 until the first push */
 	int64_t idx0;
 	float noise;                /* median |step| of the ring, at close */
