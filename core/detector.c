@@ -43,7 +43,8 @@
  * Once flagged it holds while, in some suffix, the slope stays above half
  * of LeakMinRate, the drawdown rule holds and the last quarter still rises
  * (by QUARTER_HOLD). When that fails the verdict still stands for RECENT
- * buckets, the time the long horizon gives a leak that went quiet, unless
+ * buckets, the time the long horizon gives a leak that went quiet (and in
+ * a fresh series until the long horizon has LONG_FAST buckets), unless
  * a fresh start comes first or the series has gone quiet (QUIET), and
  * the long horizon keeps any standing verdict, whichever horizon started
  * it, while its hold rule is met:
@@ -837,8 +838,17 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 	}
 	short_was = d->short_leak;
 	assess_short(d, s, &sv);
-	if (short_was && !d->short_leak && d->grace_until < t + RECENT * w)
-		d->grace_until = t + RECENT * w;
+	if (short_was && !d->short_leak) {
+		/* and at least until the long horizon can judge it (a fresh
+		 * series has too few buckets): under churn a leak's first
+		 * climb is lost before its floor shows */
+		double until = t + RECENT * w,
+		       ready = ((double)d->idx0 + LONG_FAST + 1) * w;
+		if (until < ready)
+			until = ready;
+		if (d->grace_until < until)
+			d->grace_until = until;
+	}
 	if (was && !d->short_leak && !d->long_leak && t < d->grace_until &&
 	    !quiet(d))
 		return 0; /* the verdict stands, with its figures */

@@ -418,9 +418,7 @@ static void flags_late(void)
 		double dt = k ? 10 : 1;
 		for (size_t i = 0; i < sizeof stairs / sizeof stairs[0]; i++)
 			must_flag(&stairs[i], dt, stairs[i].until + 300, 3600, 0);
-		/* the churn's own first rise may be flagged and clear in the
-		 * first minutes (see not_flags); the leak is one verdict */
-		must_flag(&churn, dt, 900, 3600, 300);
+		must_flag(&churn, dt, 900, 3600, 0);
 	}
 }
 
