@@ -13,6 +13,7 @@
 #include "memz/sanitize.h"
 #include "memz/smapscat.h"
 #include "functions.h"
+#include "ndtable.h"
 
 #define MAX_WORDS 20
 #define MIB 1048576.0
@@ -45,100 +46,7 @@ static int split(char *s, char **w, int max)
 	return n;
 }
 
-/* One column of netdata's table format, as its buffer_rrdf_table_add_field()
- * writes it. */
-struct col {
-	const char *key, *name, *type, *visual, *transform, *units;
-	int decimals;
-	const char *sort, *summary, *filter;
-	bool visible, key_col, sticky;
-};
-
-static void column(yajl_gen g, int index, const struct col *c, double max)
-{
-	bool dummy = !strcmp(c->visual, "rowOptions");
-
-	memz_json_str(g, c->key);
-	yajl_gen_map_open(g);
-	memz_json_str(g, "index");
-	yajl_gen_integer(g, index);
-	memz_json_kv_bool(g, "unique_key", c->key_col);
-	memz_json_kv_str(g, "name", c->name);
-	memz_json_kv_bool(g, "visible", c->visible);
-	memz_json_kv_str(g, "type", c->type);
-	if (*c->units)
-		memz_json_kv_str(g, "units", c->units);
-	memz_json_kv_str(g, "visualization", c->visual);
-	memz_json_str(g, "value_options");
-	yajl_gen_map_open(g);
-	if (*c->units)
-		memz_json_kv_str(g, "units", c->units);
-	memz_json_kv_str(g, "transform", c->transform);
-	memz_json_str(g, "decimal_points");
-	yajl_gen_integer(g, c->decimals);
-	memz_json_kv_str(g, "default_value", "");
-	yajl_gen_map_close(g);
-	if (isfinite(max)) {
-		memz_json_str(g, "max");
-		yajl_gen_double(g, max);
-	}
-	memz_json_kv_str(g, "sort", c->sort);
-	memz_json_kv_bool(g, "sortable", !dummy);
-	memz_json_kv_bool(g, "sticky", c->sticky);
-	memz_json_kv_str(g, "summary", c->summary);
-	memz_json_kv_str(g, "filter", c->filter);
-	memz_json_kv_bool(g, "full_width", false);
-	memz_json_kv_bool(g, "wrap", false);
-	memz_json_kv_bool(g, "default_expanded_filter", false);
-	if (dummy)
-		memz_json_kv_bool(g, "dummy", true);
-	yajl_gen_map_close(g);
-}
-
-static void columns(yajl_gen g, const struct col *c, size_t n,
-		    const double *max)
-{
-	memz_json_str(g, "columns");
-	yajl_gen_map_open(g);
-	for (size_t i = 0; i < n; i++)
-		column(g, (int)i, &c[i], max ? max[i] : NAN);
-	yajl_gen_map_close(g);
-}
-
-static void row_options(yajl_gen g, const char *severity)
-{
-	yajl_gen_map_open(g);
-	memz_json_str(g, "rowOptions");
-	yajl_gen_map_open(g);
-	memz_json_kv_str(g, "severity", severity);
-	yajl_gen_map_close(g);
-	yajl_gen_map_close(g);
-}
-
-static void head(yajl_gen g, int status, int update_every, const char *help)
-{
-	yajl_gen_map_open(g);
-	memz_json_str(g, "status");
-	yajl_gen_integer(g, status);
-	memz_json_kv_str(g, "type", "table");
-	memz_json_kv_bool(g, "has_history", false);
-	memz_json_str(g, "update_every");
-	yajl_gen_integer(g, update_every);
-	memz_json_kv_str(g, "help", help);
-}
-
-static void tail(yajl_gen g, const char *sort_col, int update_every)
-{
-	memz_json_kv_str(g, "default_sort_column", sort_col);
-	memz_json_str(g, "expires");
-	yajl_gen_integer(g, (long long)time(NULL) + update_every);
-	yajl_gen_map_close(g);
-}
-
-#define ROWOPT { "rowOptions", "rowOptions", "none", "rowOptions", "none", \
-		 "", 0, "ascending", "count", "none", false, false, false }
-
-static const struct col top_cols[] = {
+static const struct memz_nd_col top_cols[] = {
 	{ "Group", "Process group", "string", "value", "none", "", 0,
 	  "ascending", "count", "multiselect", true, true, true },
 	{ "PSS", "Proportional set size", "bar-with-integer", "bar", "number",
@@ -158,7 +66,7 @@ static const struct col top_cols[] = {
 	  "descending", "max", "range", true, false, false },
 	{ "Processes", "Processes in the group", "integer", "value", "number",
 	  "", 0, "descending", "sum", "range", true, false, false },
-	ROWOPT,
+	MEMZ_ND_ROWOPT,
 };
 #define N_TOP (sizeof top_cols / sizeof *top_cols)
 
@@ -176,9 +84,9 @@ static void top(yajl_gen g, const struct memz_snapshot *s, int update_every,
 		max[2] = fmax(max[2], (double)gr->uss / MIB);
 		max[3] = fmax(max[3], (double)gr->swap / MIB);
 	}
-	head(g, 200, update_every,
+	memz_nd_table_head(g, 200, update_every,
 	     "Process groups by proportional set size, with memz's leak verdicts; a suspect's row is highlighted");
-	columns(g, top_cols, N_TOP, max);
+	memz_nd_table_columns(g, top_cols, N_TOP, max);
 	memz_json_str(g, "data");
 	yajl_gen_array_open(g);
 	for (size_t i = 0; !info && s && i < s->view.n_groups; i++) {
@@ -199,14 +107,14 @@ static void top(yajl_gen g, const struct memz_snapshot *s, int update_every,
 		else
 			yajl_gen_null(g);
 		yajl_gen_integer(g, gr->members);
-		row_options(g, v->leak ? "warning" : "normal");
+		memz_nd_row_options(g, v->leak ? "warning" : "normal");
 		yajl_gen_array_close(g);
 	}
 	yajl_gen_array_close(g);
-	tail(g, "PSS", update_every);
+	memz_nd_table_tail(g, "PSS", update_every);
 }
 
-static const struct col inspect_cols[] = {
+static const struct memz_nd_col inspect_cols[] = {
 	{ "Kind", "Mapping kind", "string", "value", "none", "", 0,
 	  "ascending", "count", "multiselect", true, true, true },
 	{ "Mappings", "Mappings", "integer", "value", "number", "", 0,
@@ -219,7 +127,7 @@ static const struct col inspect_cols[] = {
 	  "MiB", 2, "descending", "sum", "range", true, false, false },
 	{ "Swap", "Swapped out", "bar-with-integer", "bar", "number", "MiB", 2,
 	  "descending", "sum", "range", true, false, false },
-	ROWOPT,
+	MEMZ_ND_ROWOPT,
 };
 #define N_INSPECT (sizeof inspect_cols / sizeof *inspect_cols)
 
@@ -301,7 +209,7 @@ static void cat_row(yajl_gen g, const char *kind, const struct memz_catsum *c,
 	memz_json_double(g, (double)c->pss / MIB);
 	memz_json_double(g, (double)c->private_dirty / MIB);
 	memz_json_double(g, (double)c->swap / MIB);
-	row_options(g, severity);
+	memz_nd_row_options(g, severity);
 	yajl_gen_array_close(g);
 }
 
@@ -365,7 +273,7 @@ static void inspect(yajl_gen g, const struct memz_proc *p,
 	 * going on with privilege in effect would be worse than stopping */
 	if (p && memz_priv_lower(ctx->held))
 		abort();
-	head(g, 200, ctx->update_every, p ? help :
+	memz_nd_table_head(g, 200, ctx->update_every, p ? help :
 	     "Memory of one process by mapping kind, from its smaps");
 	required_pid(g, choices, n_choices);
 	if (p)
@@ -376,7 +284,7 @@ static void inspect(yajl_gen g, const struct memz_proc *p,
 			 what ? what : "smaps", p->pid, strerror(-rc));
 		memz_json_kv_str(g, "message", why);
 	}
-	columns(g, inspect_cols, N_INSPECT, NULL);
+	memz_nd_table_columns(g, inspect_cols, N_INSPECT, NULL);
 	memz_json_str(g, "data");
 	yajl_gen_array_open(g);
 	if (p && !rc) {
@@ -387,18 +295,8 @@ static void inspect(yajl_gen g, const struct memz_proc *p,
 		cat_row(g, "total", &ins.cats.total, "notice");
 	}
 	yajl_gen_array_close(g);
-	tail(g, "PSS", ctx->update_every);
+	memz_nd_table_tail(g, "PSS", ctx->update_every);
 	memz_inspect_release(&ins, a);
-}
-
-static void error_body(yajl_gen g, int status, const char *msg)
-{
-	yajl_gen_map_open(g);
-	memz_json_str(g, "status");
-	yajl_gen_integer(g, status);
-	memz_json_str(g, "error_message");
-	memz_json_string(g, msg, strlen(msg));
-	yajl_gen_map_close(g);
 }
 
 struct params {
@@ -452,16 +350,16 @@ static int function_body(yajl_gen g, char *fn, const struct memz_nd_fctx *ctx)
 	struct params prm;
 
 	if (!is_top && !is_inspect) {
-		error_body(g, 404, "unknown function (memz has memz-top and memz-inspect)");
+		memz_nd_error_body(g, 404, "unknown function (memz has memz-top and memz-inspect)");
 		return 404;
 	}
 	parse_params(a, na, &prm);
 	if (*prm.bad) {
-		error_body(g, 400, prm.bad);
+		memz_nd_error_body(g, 400, prm.bad);
 		return 400;
 	}
 	if (!snap && !prm.info) {
-		error_body(g, 503, "memz has not sampled yet");
+		memz_nd_error_body(g, 503, "memz has not sampled yet");
 		return 503;
 	}
 	if (is_top) {
@@ -483,7 +381,7 @@ static int function_body(yajl_gen g, char *fn, const struct memz_nd_fctx *ctx)
 		if (status == 200)
 			inspect(g, p, v, n, ctx);
 		else
-			error_body(g, status, prm.has_pid
+			memz_nd_error_body(g, status, prm.has_pid
 				   ? "no such process (it may have exited)"
 				   : "no process to inspect yet");
 		free(v);
@@ -513,7 +411,7 @@ static int answer_error(FILE *out, const char *tx, int status,
 
 	if (!g)
 		return -ENOMEM;
-	error_body(g, status, msg);
+	memz_nd_error_body(g, status, msg);
 	yajl_gen_get_buf(g, &body, &blen);
 	rc = result(out, tx, status, update_every, body, blen, NULL);
 	yajl_gen_free(g);
