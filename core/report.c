@@ -210,6 +210,32 @@ static const struct memz_series oom[] = {
 	  oom_limit, NULL },
 };
 
+const struct memz_oom_scope *
+memz_report_group_scope(const struct memz_oom_view *o,
+			const struct memz_group *g)
+{
+	const struct memz_oom_scope *best = NULL;
+	size_t best_len = 0;
+	const char *cg;
+
+	if (!g->cgroup || !(cg = g->cgroup->path))
+		return NULL;
+	for (size_t i = 1; i < o->n_scopes; i++) {
+		const char *path = o->scope[i].path;
+		size_t n = strlen(path);
+
+		/* "/a" holds "/a" and "/a/b", never "/ab" */
+		if (!n || strncmp(cg, path, n) ||
+		    (cg[n] && cg[n] != '/' && path[n - 1] != '/'))
+			continue;
+		if (!best || n > best_len) {
+			best = &o->scope[i];
+			best_len = n;
+		}
+	}
+	return best;
+}
+
 bool memz_series_none(const struct memz_series *s, const void *obj)
 {
 	return (s->flags & MEMZ_SERIES_NONE) && isnan(s->get(obj));
