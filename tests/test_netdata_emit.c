@@ -497,11 +497,13 @@ static void test_functions_declared(void)
 	CHECK_INT(memz_nd_emit_functions(f, 10), 0);
 	fclose(f);
 	CHECK_INT(ndc_feed(c, buf, len), 0);
-	CHECK_INT(ndc_count(c, "FUNCTION"), 2);
+	CHECK_INT(ndc_count(c, "FUNCTION"), 3);
 	CHECK(strstr(buf, "\"memz-top\" 10 ") != NULL);
+	CHECK(strstr(buf, "\"memz-oom\" 10 ") != NULL);
 	/* tags and the access level ride on every registration */
 	CHECK(strstr(buf, "\"top\" 0x13 20\n") != NULL);
 	CHECK(strstr(buf, "\"top\" 0x13 21\n") != NULL);
+	CHECK(strstr(buf, "\"top\" 0x13 22\n") != NULL);
 	ndc_free(c);
 	free(buf);
 }

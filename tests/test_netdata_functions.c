@@ -7,6 +7,7 @@
  * beyond the queue and served in budgeted slices.
  */
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,7 @@
 
 #include "check.h"
 #include "sampler_util.h"
+#include "memz/cgroup.h"
 #include "netdata/ndcheck.h"
 #include "../plugins/netdata/functions.h"
 
@@ -249,7 +251,7 @@ static void test_inspect(void)
 	CHECK_INT(memz_nd_answer(o.f, "i-300", "memz-inspect pid:300", &w.ctx), 0);
 	CHECK_INT(memz_nd_answer(o.f, "i-old", "memz-inspect 300", &w.ctx), 0);
 	CHECK_INT(memz_nd_answer(o.f, "i-extra",
-				 "memz-inspect after:-600 pid:300 foo:bar timeout:10",
+				 "memz-inspect after:-600 pid:300 before:0 timeout:10",
 				 &w.ctx), 0);
 	CHECK_INT(memz_nd_answer(o.f, "i-bad", "memz-inspect pid:12ab", &w.ctx), 0);
 	CHECK_INT(memz_nd_answer(o.f, "i-zero", "memz-inspect pid:0", &w.ctx), 0);
@@ -340,6 +342,386 @@ static void test_errors(void)
 	CHECK_INT(res(&o, "e-503")->status, 503);
 	/* the header needs no sample: the UI may ask before the first one */
 	CHECK_INT(res(&o, "e-info")->status, 200);
+	out_close(&o);
+}
+
+static int row_of(yajl_val t, const char *col, const char *value)
+{
+	for (size_t r = 0; r < n_rows(t); r++)
+		if (!strcmp(sv(cell(t, r, col_index(t, col))), value))
+			return (int)r;
+	return -1;
+}
+
+static bool col_visible(yajl_val t, const char *col)
+{
+	return YAJL_IS_TRUE(at(at(t, "columns", col), "visible", NULL));
+}
+
+/* GroupBy cgroup: "leaky" is nginx.service with its usage and limit, in a
+ * watched slice and itself watched; the deepest scope's forecast is the
+ * row's, and under OomWarn the row turns critical. Its finding, reported
+ * once by the core, is still on the row a cycle later, and goes when the
+ * verdict clears. */
+static void test_top_cgroup_parts(void)
+{
+	struct world w;
+	struct out o;
+	struct memz_cgroup cg;
+	struct memz_nd_parts parts;
+	struct memz_leakpart lp;
+	yajl_val t;
+	int r;
+
+	world_init(&w);
+	memset(&cg, 0, sizeof cg);
+	cg.path = "/system.slice/nginx.service";
+	cg.has_mem = true;
+	cg.mem.version = 2;
+	cg.mem.limited = true;
+	cg.mem.limit = 8 * MIB;
+	cg.mem.usage = 6 * MIB;
+	w.g[1].cgroup = &cg;
+	w.snap.oom.n_scopes = 3;
+	snprintf(w.snap.oom.scope[0].id, MEMZ_OOM_ID_MAX, "machine");
+	w.snap.oom.scope[0].seconds = 9000;
+	snprintf(w.snap.oom.scope[1].path, MEMZ_OOM_PATH_MAX, "/system.slice");
+	w.snap.oom.scope[1].seconds = 600;
+	snprintf(w.snap.oom.scope[2].path, MEMZ_OOM_PATH_MAX,
+		 "/system.slice/nginx.service");
+	w.snap.oom.scope[2].seconds = 8;
+	w.snap.oom.scope[2].warn = true;
+
+	memset(&parts, 0, sizeof parts);
+	memset(&lp, 0, sizeof lp);
+	snprintf(lp.name, sizeof lp.name, "leaky");
+	lp.is_group = true;
+	lp.pid = 200;
+	snprintf(lp.text, sizeof lp.text, "heap +12.0 MiB, other anonymous +3.5 MiB");
+	w.snap.leak_parts = &lp;
+	w.snap.n_leak_parts = 1;
+	memz_nd_parts_update(&parts, &w.snap);
+	/* the next cycle: the core reports nothing new */
+	w.snap.leak_parts = NULL;
+	w.snap.n_leak_parts = 0;
+	memz_nd_parts_update(&parts, &w.snap);
+	w.ctx.parts = &parts;
+
+	out_open(&o);
+	CHECK_INT(memz_nd_answer(o.f, "c-top", "memz-top", &w.ctx), 0);
+	out_check(&o);
+	t = parse(res(&o, "c-top"));
+	CHECK(col_visible(t, "CgroupUsage"));
+	CHECK(col_visible(t, "TimeToOOM"));
+	CHECK_STR(col_str(t, "TimeToOOM", "type"), "duration");
+	r = row_of(t, "Group", "leaky");
+	CHECK_INT(r, 1);
+	CHECK_NEAR(num(cell(t, r, col_index(t, "CgroupUsage"))), 6.0, 1e-9);
+	CHECK_NEAR(num(cell(t, r, col_index(t, "CgroupLimit"))), 8.0, 1e-9);
+	CHECK_NEAR(num(cell(t, r, col_index(t, "TimeToOOM"))), 8.0, 1e-9);
+	CHECK_STR(sv(cell(t, r, col_index(t, "LeakParts"))),
+		  "heap +12.0 MiB, other anonymous +3.5 MiB");
+	CHECK_STR(severity(t, r), "critical");
+	/* a group without a cgroup has none of the three */
+	r = row_of(t, "Group", "app");
+	CHECK(YAJL_IS_NULL(cell(t, r, col_index(t, "CgroupUsage"))));
+	CHECK(YAJL_IS_NULL(cell(t, r, col_index(t, "TimeToOOM"))));
+	CHECK(YAJL_IS_NULL(cell(t, r, col_index(t, "LeakParts"))));
+	yajl_tree_free(t);
+	out_close(&o);
+
+	/* the verdict clears: the finding goes with it */
+	w.g[1].det.verdict.leak = false;
+	memz_nd_parts_update(&parts, &w.snap);
+	w.g[1].det.verdict.leak = true;
+	out_open(&o);
+	CHECK_INT(memz_nd_answer(o.f, "c-2", "memz-top", &w.ctx), 0);
+	out_check(&o);
+	t = parse(res(&o, "c-2"));
+	CHECK(YAJL_IS_NULL(cell(t, 1, col_index(t, "LeakParts"))));
+	yajl_tree_free(t);
+	out_close(&o);
+
+	/* without GroupBy cgroup the cgroup columns are hidden */
+	w.g[1].cgroup = NULL;
+	out_open(&o);
+	CHECK_INT(memz_nd_answer(o.f, "c-3", "memz-top", &w.ctx), 0);
+	out_check(&o);
+	t = parse(res(&o, "c-3"));
+	CHECK(!col_visible(t, "CgroupUsage"));
+	CHECK(!col_visible(t, "TimeToOOM"));
+	CHECK(col_visible(t, "LeakParts"));
+	CHECK(YAJL_IS_NULL(cell(t, 1, col_index(t, "TimeToOOM"))));
+	CHECK_STR(severity(t, 1), "warning");
+	yajl_tree_free(t);
+	out_close(&o);
+}
+
+/* A finding is kept by the process read: it goes when that process does,
+ * and the oldest gives way when more than the table holds arrive. */
+static void test_parts_kept(void)
+{
+	struct world w;
+	struct memz_nd_parts parts;
+	struct memz_leakpart lp[MEMZ_ND_PARTS_MAX + 1];
+	size_t used = 0;
+
+	world_init(&w);
+	memset(&parts, 0, sizeof parts);
+	memset(lp, 0, sizeof lp);
+	w.p[1].det.verdict.leak = true;
+	lp[0].pid = 200;
+	snprintf(lp[0].text, sizeof lp[0].text, "heap +1.0 MiB");
+	w.snap.leak_parts = lp;
+	w.snap.n_leak_parts = 1;
+	memz_nd_parts_update(&parts, &w.snap);
+	w.snap.n_leak_parts = 0;
+	memz_nd_parts_update(&parts, &w.snap);
+	CHECK(parts.p[0].used && parts.p[0].pid == 200);
+	/* pid 200 is reused by another process: a new start */
+	w.p[1].start = 99;
+	memz_nd_parts_update(&parts, &w.snap);
+	CHECK(!parts.p[0].used);
+	w.p[1].start = 0;
+	for (int i = 0; i <= MEMZ_ND_PARTS_MAX; i++) {
+		lp[i].pid = 200;
+		lp[i].start = 0;
+		lp[i].is_group = false;
+	}
+	/* the same process found again replaces its entry */
+	w.snap.leak_parts = lp;
+	w.snap.n_leak_parts = MEMZ_ND_PARTS_MAX + 1;
+	memz_nd_parts_update(&parts, &w.snap);
+	for (int i = 0; i < MEMZ_ND_PARTS_MAX; i++)
+		used += parts.p[i].used;
+	CHECK_INT(used, 1);
+}
+
+/* memz-top processes: every process by PSS with its group and the
+ * Estimated flag; group:NAME keeps one group's; unknown words are 400. */
+static void test_processes(void)
+{
+	struct world w;
+	struct out o;
+	yajl_val t;
+
+	world_init(&w);
+	w.p[3].estimated = true;
+	w.p[3].mem.swap = 2 * MIB;
+	w.p[1].det.verdict.leak = true;
+	w.p[1].det.verdict.rate_bps = 2048;
+	w.p[1].det.verdict.confidence = 75;
+	w.p[1].det.verdict.since = 130;
+	out_open(&o);
+	CHECK_INT(memz_nd_answer(o.f, "p-all", "memz-top processes", &w.ctx), 0);
+	CHECK_INT(memz_nd_answer(o.f, "p-view", "memz-top after:-600 view:processes before:0", &w.ctx), 0);
+	CHECK_INT(memz_nd_answer(o.f, "p-app", "memz-top group:app", &w.ctx), 0);
+	CHECK_INT(memz_nd_answer(o.f, "p-none", "memz-top group:nope", &w.ctx), 0);
+	CHECK_INT(memz_nd_answer(o.f, "p-badview", "memz-top view:tree", &w.ctx), 0);
+	CHECK_INT(memz_nd_answer(o.f, "p-bad", "memz-top bogus", &w.ctx), 0);
+	CHECK_INT(memz_nd_answer(o.f, "p-pid", "memz-top pid:300", &w.ctx), 0);
+	CHECK_INT(memz_nd_answer(o.f, "p-groups", "memz-top view:groups", &w.ctx), 0);
+	CHECK_INT(memz_nd_answer(o.f, "p-info", "memz-top processes info", &w.ctx), 0);
+	out_check(&o);
+	for (const char *const *tx = (const char *const[]){ "p-all", "p-view",
+							  NULL }; *tx; tx++) {
+		t = parse(res(&o, *tx));
+		CHECK_INT(res(&o, *tx)->status, 200);
+		CHECK_INT(n_rows(t), 4);
+		CHECK_INT(num(cell(t, 0, col_index(t, "PID"))), 301);
+		CHECK_INT(num(cell(t, 1, col_index(t, "PID"))), 300);
+		CHECK_INT(num(cell(t, 2, col_index(t, "PID"))), 200);
+		CHECK_INT(num(cell(t, 3, col_index(t, "PID"))), 100);
+		CHECK_STR(col_str(t, "PID", "type"), "integer");
+		CHECK(YAJL_IS_TRUE(at(at(t, "columns", "PID"), "unique_key", NULL)));
+		CHECK_STR(sv(cell(t, 0, col_index(t, "Group"))), "app");
+		CHECK_NEAR(num(cell(t, 0, col_index(t, "PSS"))), 40.0, 1e-9);
+		CHECK_NEAR(num(cell(t, 0, col_index(t, "Swap"))), 2.0, 1e-9);
+		CHECK(YAJL_IS_TRUE(cell(t, 0, col_index(t, "Estimated"))));
+		CHECK(YAJL_IS_FALSE(cell(t, 1, col_index(t, "Estimated"))));
+		CHECK_STR(sv(cell(t, 2, col_index(t, "Name"))), "leaky");
+		CHECK(YAJL_IS_TRUE(cell(t, 2, col_index(t, "Leak"))));
+		CHECK_NEAR(num(cell(t, 2, col_index(t, "Growth"))), 2.0, 1e-9);
+		CHECK_INT(num(cell(t, 2, col_index(t, "Confidence"))), 75);
+		CHECK_INT(num(cell(t, 2, col_index(t, "Since"))), 30);
+		CHECK_STR(severity(t, 2), "warning");
+		CHECK_STR(severity(t, 0), "normal");
+		yajl_tree_free(t);
+	}
+	t = parse(res(&o, "p-app"));
+	CHECK_INT(n_rows(t), 2);
+	CHECK_INT(num(cell(t, 0, col_index(t, "PID"))), 301);
+	CHECK_INT(num(cell(t, 1, col_index(t, "PID"))), 300);
+	yajl_tree_free(t);
+	CHECK_INT(res(&o, "p-none")->status, 404);
+	CHECK_INT(res(&o, "p-badview")->status, 400);
+	t = parse(res(&o, "p-badview"));
+	CHECK(strstr(sv(at(t, "error_message", NULL)), "'tree'") != NULL);
+	yajl_tree_free(t);
+	CHECK_INT(res(&o, "p-bad")->status, 400);
+	t = parse(res(&o, "p-bad"));
+	CHECK(strstr(sv(at(t, "error_message", NULL)), "'bogus'") != NULL);
+	yajl_tree_free(t);
+	CHECK_INT(res(&o, "p-pid")->status, 400);
+	t = parse(res(&o, "p-groups"));
+	CHECK_INT(n_rows(t), 3);
+	CHECK_INT(col_index(t, "PID"), -1);
+	yajl_tree_free(t);
+	/* the header offers the view select, processes chosen */
+	t = parse(res(&o, "p-info"));
+	CHECK_INT(n_rows(t), 0);
+	{
+		const char *path[] = { "required_params", NULL };
+		yajl_val rp = yajl_tree_get(t, path, yajl_t_array);
+		yajl_val opts = rp && rp->u.array.len == 1
+			? at(rp->u.array.values[0], "options", NULL) : NULL;
+		CHECK(opts && opts->u.array.len == 2);
+		if (opts && opts->u.array.len == 2) {
+			CHECK_STR(sv(at(rp->u.array.values[0], "id", NULL)), "view");
+			CHECK_STR(sv(at(opts->u.array.values[1], "id", NULL)),
+				  "processes");
+			CHECK(YAJL_IS_TRUE(at(opts->u.array.values[1],
+					      "defaultSelected", NULL)));
+		}
+	}
+	yajl_tree_free(t);
+	out_close(&o);
+}
+
+/* At most MEMZ_ND_PROCS_MAX rows, the largest. */
+static void test_processes_cap(void)
+{
+	size_t n = MEMZ_ND_PROCS_MAX + 100;
+	struct memz_proc *p = calloc(n, sizeof *p);
+	const struct memz_proc **pp = calloc(n, sizeof *pp);
+	struct world w;
+	struct out o;
+	yajl_val t;
+
+	CHECK(p && pp);
+	world_init(&w);
+	for (size_t i = 0; i < n; i++) {
+		p[i].pid = (int)i + 1;
+		p[i].name = "many";
+		p[i].mem.pss = (uint64_t)(i + 1) * 4096;
+		pp[i] = &p[i];
+	}
+	w.snap.view.procs = pp;
+	w.snap.view.n_procs = n;
+	out_open(&o);
+	CHECK_INT(memz_nd_answer(o.f, "cap", "memz-top processes", &w.ctx), 0);
+	out_check(&o);
+	t = parse(res(&o, "cap"));
+	CHECK_INT(n_rows(t), MEMZ_ND_PROCS_MAX);
+	CHECK_INT(num(cell(t, 0, col_index(t, "PID"))), (double)n);
+	CHECK_INT(num(cell(t, MEMZ_ND_PROCS_MAX - 1, col_index(t, "PID"))),
+		  (double)(n - MEMZ_ND_PROCS_MAX + 1));
+	yajl_tree_free(t);
+	out_close(&o);
+	free(p);
+	free(pp);
+}
+
+/* memz-oom: a row per scope with its forecast and drivers, a row per
+ * kill with its victim; names go out as JSON strings whatever they hold. */
+static void test_oom(void)
+{
+	struct world w;
+	struct out o;
+	struct memz_oom_view *v;
+	yajl_val t;
+	int r;
+
+	world_init(&w);
+	v = &w.snap.oom;
+	v->n_scopes = 2;
+	snprintf(v->scope[0].id, MEMZ_OOM_ID_MAX, "machine");
+	v->scope[0].seconds = NAN;
+	v->scope[0].available = 1000 * MIB;
+	v->scope[0].limit = 2000 * MIB;
+	v->scope[0].has_kills = true;
+	v->scope[0].kills = 3;
+	snprintf(v->scope[1].id, MEMZ_OOM_ID_MAX, "cg_demo");
+	snprintf(v->scope[1].path, MEMZ_OOM_PATH_MAX, "/memz/demo");
+	v->scope[1].seconds = 1500;
+	v->scope[1].available = 375 * MIB;
+	v->scope[1].growth_bps = 262144;
+	v->scope[1].confidence = 80;
+	v->scope[1].warn = true;
+	v->scope[1].n_drivers = 2;
+	snprintf(v->scope[1].drivers[0].name, MEMZ_OOM_NAME_MAX, "le\"aky\n");
+	v->scope[1].drivers[0].pid = 200;
+	v->scope[1].drivers[0].share = 0.92;
+	snprintf(v->scope[1].drivers[1].name, MEMZ_OOM_NAME_MAX, "app");
+	v->scope[1].drivers[1].share = 0.08;
+	v->n_kills = 2;
+	v->kill[0].t = 150;
+	snprintf(v->kill[0].scope, MEMZ_OOM_PATH_MAX, "/memz/demo");
+	v->kill[0].known = true;
+	snprintf(v->kill[0].name, MEMZ_OOM_NAME_MAX, "leaky");
+	v->kill[0].pid = 201;
+	v->kill[0].pss = 300 * MIB;
+	v->kill[0].leak = true;
+	v->kill[0].leak_confidence = 90;
+	v->kill[0].sure = 90;
+	v->kill[1].t = 100;
+	out_open(&o);
+	CHECK_INT(memz_nd_answer(o.f, "o", "memz-oom", &w.ctx), 0);
+	CHECK_INT(memz_nd_answer(o.f, "o-info", "memz-oom info after:-60", &w.ctx), 0);
+	CHECK_INT(memz_nd_answer(o.f, "o-bad", "memz-oom pid:1", &w.ctx), 0);
+	w.ctx.snap = NULL;
+	CHECK_INT(memz_nd_answer(o.f, "o-early", "memz-oom", &w.ctx), 0);
+	CHECK_INT(memz_nd_answer(o.f, "o-early-info", "memz-oom info", &w.ctx), 0);
+	out_check(&o);
+	t = parse(res(&o, "o"));
+	CHECK_INT(res(&o, "o")->status, 200);
+	CHECK_INT(n_rows(t), 4);
+	r = row_of(t, "Row", "machine");
+	CHECK_INT(r, 0);
+	CHECK_STR(sv(cell(t, r, col_index(t, "Scope"))), "machine");
+	CHECK(YAJL_IS_NULL(cell(t, r, col_index(t, "TimeToOOM"))));
+	CHECK_NEAR(num(cell(t, r, col_index(t, "Available"))), 1000.0, 1e-9);
+	CHECK_NEAR(num(cell(t, r, col_index(t, "Limit"))), 2000.0, 1e-9);
+	CHECK_INT(num(cell(t, r, col_index(t, "Kills"))), 3);
+	CHECK(YAJL_IS_NULL(cell(t, r, col_index(t, "Drivers"))));
+	CHECK_STR(severity(t, r), "normal");
+	r = row_of(t, "Row", "cg_demo");
+	CHECK_INT(r, 1);
+	CHECK_STR(sv(cell(t, r, col_index(t, "Kind"))), "forecast");
+	CHECK_STR(sv(cell(t, r, col_index(t, "Scope"))), "/memz/demo");
+	CHECK_NEAR(num(cell(t, r, col_index(t, "TimeToOOM"))), 1500.0, 1e-9);
+	CHECK_NEAR(num(cell(t, r, col_index(t, "Growth"))), 256.0, 1e-9);
+	CHECK_INT(num(cell(t, r, col_index(t, "Confidence"))), 80);
+	CHECK_STR(sv(cell(t, r, col_index(t, "Drivers"))),
+		  "le\"aky\n[200] 92%, app 8%");
+	/* no kill counter readable: no count, not 0 */
+	CHECK(YAJL_IS_NULL(cell(t, r, col_index(t, "Kills"))));
+	CHECK_STR(severity(t, r), "critical");
+	r = row_of(t, "Row", "kill-1");
+	CHECK_INT(r, 2);
+	CHECK_STR(sv(cell(t, r, col_index(t, "Kind"))), "kill");
+	CHECK_STR(sv(cell(t, r, col_index(t, "Victim"))), "leaky");
+	CHECK_INT(num(cell(t, r, col_index(t, "PID"))), 201);
+	CHECK_NEAR(num(cell(t, r, col_index(t, "LastPSS"))), 300.0, 1e-9);
+	CHECK_STR(sv(cell(t, r, col_index(t, "Verdict"))), "leak suspect (90%)");
+	CHECK_INT(num(cell(t, r, col_index(t, "Sure"))), 90);
+	CHECK_INT(num(cell(t, r, col_index(t, "Ago"))), 10);
+	CHECK(YAJL_IS_NULL(cell(t, r, col_index(t, "TimeToOOM"))));
+	r = row_of(t, "Row", "kill-2");
+	CHECK_STR(sv(cell(t, r, col_index(t, "Victim"))), "unknown");
+	CHECK_STR(sv(cell(t, r, col_index(t, "Scope"))), "machine");
+	CHECK(YAJL_IS_NULL(cell(t, r, col_index(t, "PID"))));
+	CHECK_INT(num(cell(t, r, col_index(t, "Sure"))), 0);
+	CHECK_INT(num(cell(t, r, col_index(t, "Ago"))), 60);
+	CHECK_STR(sv(at(t, "default_sort_column", NULL)), "TimeToOOM");
+	yajl_tree_free(t);
+	t = parse(res(&o, "o-info"));
+	CHECK_INT(res(&o, "o-info")->status, 200);
+	CHECK_INT(n_rows(t), 0);
+	yajl_tree_free(t);
+	CHECK_INT(res(&o, "o-bad")->status, 400);
+	CHECK_INT(res(&o, "o-early")->status, 503);
+	CHECK_INT(res(&o, "o-early-info")->status, 200);
 	out_close(&o);
 }
 
@@ -503,7 +885,7 @@ static void test_paths(void)
 	memz_snapshot_init(&snap);
 	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
 	CHECK_INT(memz_sampler_run(s, 10.0, &snap), 0);
-	ctx = (struct memz_nd_fctx){ &snap, set.proc_root, 1, 0 };
+	ctx = (struct memz_nd_fctx){ &snap, set.proc_root, 1, 0, NULL };
 	for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
 		char *out = NULL;
 		size_t len = 0;
@@ -534,6 +916,11 @@ int main(void)
 	test_top();
 	test_inspect();
 	test_errors();
+	test_top_cgroup_parts();
+	test_parts_kept();
+	test_processes();
+	test_processes_cap();
+	test_oom();
 	test_input_forms();
 	test_flood();
 	test_paths();

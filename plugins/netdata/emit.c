@@ -572,6 +572,9 @@ int memz_nd_emit_functions(FILE *out, int timeout_s)
 	fprintf(out,
 		"FUNCTION GLOBAL \"memz-inspect\" %d \"memz: where one process's memory is, by mapping kind\" \"top\" 0x%x 21\n",
 		timeout_s, MEMZ_ND_FUNCTION_ACCESS);
+	fprintf(out,
+		"FUNCTION GLOBAL \"memz-oom\" %d \"memz: time to OOM per scope, and the last OOM kills named\" \"top\" 0x%x 22\n",
+		timeout_s, MEMZ_ND_FUNCTION_ACCESS);
 	return fflush(out) ? -EIO : 0;
 }
 

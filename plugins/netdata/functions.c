@@ -12,12 +12,11 @@
 #include "memz/procfs.h"
 #include "memz/sanitize.h"
 #include "memz/smapscat.h"
+#include "fnviews.h"
 #include "functions.h"
 #include "ndtable.h"
 
 #define MAX_WORDS 20
-#define MIB 1048576.0
-#define PID_OPTIONS_MAX 200
 
 /* The same splitting netdata applies to what it reads, so a call is seen
  * the way netdata meant it. */
@@ -46,346 +45,114 @@ static int split(char *s, char **w, int max)
 	return n;
 }
 
-static const struct memz_nd_col top_cols[] = {
-	{ "Group", "Process group", "string", "value", "none", "", 0,
-	  "ascending", "count", "multiselect", true, true, true },
-	{ "PSS", "Proportional set size", "bar-with-integer", "bar", "number",
-	  "MiB", 1, "descending", "sum", "range", true, false, false },
-	{ "USS", "Unique set size (freed if the group exited)",
-	  "bar-with-integer", "bar", "number", "MiB", 1, "descending", "sum",
-	  "range", true, false, false },
-	{ "Swap", "Swap used", "bar-with-integer", "bar", "number", "MiB", 1,
-	  "descending", "sum", "range", true, false, false },
-	{ "Growth", "PSS growth rate", "integer", "value", "number", "KiB/s", 1,
-	  "descending", "sum", "range", true, false, false },
-	{ "Leak", "Leak suspect", "boolean", "value", "none", "", 0,
-	  "descending", "count", "facet", true, false, false },
-	{ "Confidence", "Leak verdict confidence", "integer", "value", "number",
-	  "%", 0, "descending", "max", "range", true, false, false },
-	{ "Since", "Growing for", "duration", "value", "duration", "s", 0,
-	  "descending", "max", "range", true, false, false },
-	{ "Processes", "Processes in the group", "integer", "value", "number",
-	  "", 0, "descending", "sum", "range", true, false, false },
-	MEMZ_ND_ROWOPT,
-};
-#define N_TOP (sizeof top_cols / sizeof *top_cols)
+enum fn { FN_TOP, FN_INSPECT, FN_OOM, FN_NONE };
 
-static void top(yajl_gen g, const struct memz_snapshot *s, int update_every,
-		bool info)
-{
-	double max[N_TOP];
-
-	for (size_t i = 0; i < N_TOP; i++)
-		max[i] = NAN;
-	max[1] = max[2] = max[3] = 0;
-	for (size_t i = 0; s && i < s->view.n_groups; i++) {
-		const struct memz_group *gr = s->view.groups[i];
-		max[1] = fmax(max[1], (double)gr->pss / MIB);
-		max[2] = fmax(max[2], (double)gr->uss / MIB);
-		max[3] = fmax(max[3], (double)gr->swap / MIB);
-	}
-	memz_nd_table_head(g, 200, update_every,
-	     "Process groups by proportional set size, with memz's leak verdicts; a suspect's row is highlighted");
-	memz_nd_table_columns(g, top_cols, N_TOP, max);
-	memz_json_str(g, "data");
-	yajl_gen_array_open(g);
-	for (size_t i = 0; !info && s && i < s->view.n_groups; i++) {
-		const struct memz_group *gr = s->view.groups[i];
-		const struct memz_verdict *v = &gr->det.verdict;
-		const char *name = gr->name ? gr->name : "";
-
-		yajl_gen_array_open(g);
-		memz_json_string(g, name, strlen(name));
-		memz_json_double(g, (double)gr->pss / MIB);
-		memz_json_double(g, (double)gr->uss / MIB);
-		memz_json_double(g, (double)gr->swap / MIB);
-		memz_json_double(g, v->rate_bps / 1024.0);
-		yajl_gen_bool(g, v->leak);
-		yajl_gen_integer(g, v->confidence);
-		if (v->leak && v->since > 0 && s->t >= v->since)
-			memz_json_double(g, round(s->t - v->since));
-		else
-			yajl_gen_null(g);
-		yajl_gen_integer(g, gr->members);
-		memz_nd_row_options(g, v->leak ? "warning" : "normal");
-		yajl_gen_array_close(g);
-	}
-	yajl_gen_array_close(g);
-	memz_nd_table_tail(g, "PSS", update_every);
-}
-
-static const struct memz_nd_col inspect_cols[] = {
-	{ "Kind", "Mapping kind", "string", "value", "none", "", 0,
-	  "ascending", "count", "multiselect", true, true, true },
-	{ "Mappings", "Mappings", "integer", "value", "number", "", 0,
-	  "descending", "sum", "range", true, false, false },
-	{ "RSS", "Resident", "bar-with-integer", "bar", "number", "MiB", 2,
-	  "descending", "sum", "range", true, false, false },
-	{ "PSS", "Proportional set size", "bar-with-integer", "bar", "number",
-	  "MiB", 2, "descending", "sum", "range", true, false, false },
-	{ "PrivateDirty", "Private dirty", "bar-with-integer", "bar", "number",
-	  "MiB", 2, "descending", "sum", "range", true, false, false },
-	{ "Swap", "Swapped out", "bar-with-integer", "bar", "number", "MiB", 2,
-	  "descending", "sum", "range", true, false, false },
-	MEMZ_ND_ROWOPT,
-};
-#define N_INSPECT (sizeof inspect_cols / sizeof *inspect_cols)
-
-static int by_pss(const void *a, const void *b)
-{
-	const struct memz_proc *x = *(const struct memz_proc *const *)a;
-	const struct memz_proc *y = *(const struct memz_proc *const *)b;
-
-	if (x->mem.pss != y->mem.pss)
-		return x->mem.pss < y->mem.pss ? 1 : -1;
-	return x->pid - y->pid;
-}
-
-static bool published(const struct memz_proc *p)
-{
-	return p->group && (p->group->reported || p->group->det.verdict.leak);
-}
-
-/* The published groups' processes, largest first, at most max of them;
- * *n how many. NULL with *n = 0 when there are none or memory ran out. */
-static const struct memz_proc **pid_choices(const struct memz_snapshot *s,
-					    size_t max, size_t *n)
-{
-	const struct memz_proc **v;
-	size_t k = 0;
-
-	*n = 0;
-	if (!s || !s->view.n_procs)
-		return NULL;
-	v = malloc(s->view.n_procs * sizeof *v);
-	if (!v)
-		return NULL;
-	for (size_t i = 0; i < s->view.n_procs; i++)
-		if (published(s->view.procs[i]))
-			v[k++] = s->view.procs[i];
-	qsort(v, k, sizeof *v, by_pss);
-	*n = k < max ? k : max;
-	return v;
-}
-
-static void required_pid(yajl_gen g, const struct memz_proc **v, size_t n)
-{
-	char id[16], name[160], label[96];
-
-	memz_json_str(g, "required_params");
-	yajl_gen_array_open(g);
-	yajl_gen_map_open(g);
-	memz_json_kv_str(g, "id", "pid");
-	memz_json_kv_str(g, "name", "Process");
-	memz_json_kv_str(g, "help", "The process to inspect (published groups' processes, largest PSS first)");
-	memz_json_kv_str(g, "type", "select");
-	memz_json_str(g, "options");
-	yajl_gen_array_open(g);
-	for (size_t i = 0; i < n; i++) {
-		const struct memz_proc *p = v[i];
-		const char *pn = p->name ? p->name : "";
-
-		memz_sanitize_label(pn, strlen(pn), label, sizeof label);
-		snprintf(id, sizeof id, "%d", p->pid);
-		snprintf(name, sizeof name, "%d %s (%.1f MiB)", p->pid, label,
-			 (double)p->mem.pss / MIB);
-		yajl_gen_map_open(g);
-		memz_json_kv_str(g, "id", id);
-		memz_json_kv_str(g, "name", name);
-		yajl_gen_map_close(g);
-	}
-	yajl_gen_array_close(g);
-	yajl_gen_map_close(g);
-	yajl_gen_array_close(g);
-}
-
-static void cat_row(yajl_gen g, const char *kind, const struct memz_catsum *c,
-		    const char *severity)
-{
-	yajl_gen_array_open(g);
-	memz_json_str(g, kind);
-	yajl_gen_integer(g, c->count);
-	memz_json_double(g, (double)c->rss / MIB);
-	memz_json_double(g, (double)c->pss / MIB);
-	memz_json_double(g, (double)c->private_dirty / MIB);
-	memz_json_double(g, (double)c->swap / MIB);
-	memz_nd_row_options(g, severity);
-	yajl_gen_array_close(g);
-}
-
-static void process_facts(yajl_gen g, const struct memz_proc *p)
-{
-	const struct memz_rollup *m = &p->mem;
-	const struct memz_verdict *v = &p->det.verdict;
-	const char *gname = p->group && p->group->name ? p->group->name : "";
-
-	memz_json_str(g, "process");
-	yajl_gen_map_open(g);
-	memz_json_str(g, "pid");
-	yajl_gen_integer(g, p->pid);
-	memz_json_str(g, "name");
-	memz_json_string(g, p->name ? p->name : "", p->name ? strlen(p->name) : 0);
-	memz_json_str(g, "group");
-	memz_json_string(g, gname, strlen(gname));
-	memz_json_str(g, "ppid");
-	yajl_gen_integer(g, p->ppid);
-	memz_json_str(g, "threads");
-	yajl_gen_integer(g, p->threads);
-	memz_json_str(g, "pss");
-	yajl_gen_integer(g, (long long)m->pss);
-	memz_json_str(g, "uss");
-	yajl_gen_integer(g, (long long)memz_rollup_uss(m));
-	memz_json_str(g, "rss");
-	yajl_gen_integer(g, (long long)m->rss);
-	memz_json_str(g, "swap");
-	yajl_gen_integer(g, (long long)m->swap);
-	memz_json_str(g, "growth_bps");
-	memz_json_double(g, v->rate_bps);
-	memz_json_kv_bool(g, "leak", v->leak);
-	memz_json_str(g, "confidence");
-	yajl_gen_integer(g, v->confidence);
-	yajl_gen_map_close(g);
-}
-
-/* The smaps taxonomy the CLI's inspect shows, from the core, so both name
- * the same bytes the same way. Read on request only: smaps is costly. */
-static void inspect(yajl_gen g, const struct memz_proc *p,
-		    const struct memz_proc **choices, size_t n_choices,
-		    const struct memz_nd_fctx *ctx)
-{
-	const struct memz_allocator *a = memz_allocator_libc();
-	struct memz_inspect ins;
-	const char *what = NULL;
-	char help[256], label[96];
-	const char *pn = p && p->name ? p->name : "";
-	int rc = -ENOENT;
-
-	memz_sanitize_label(pn, strlen(pn), label, sizeof label);
-	snprintf(help, sizeof help,
-		 "Memory of process %d (%s) by mapping kind, from its smaps",
-		 p ? p->pid : 0, label);
-	memz_inspect_init(&ins);
-	/* the pid is one the sampler found, so the read stays in
-	 * ProcRoot/PID/; privilege is in effect for that read alone */
-	if (p && !(rc = memz_priv_raise(ctx->held)))
-		rc = memz_inspect_read(&ins, ctx->proc_root, p->pid, a, &what);
-	/* lowering to a subset of what is held cannot fail but by a bug;
-	 * going on with privilege in effect would be worse than stopping */
-	if (p && memz_priv_lower(ctx->held))
-		abort();
-	memz_nd_table_head(g, 200, ctx->update_every, p ? help :
-	     "Memory of one process by mapping kind, from its smaps");
-	required_pid(g, choices, n_choices);
-	if (p)
-		process_facts(g, p);
-	if (p && rc) {
-		char why[160];
-		snprintf(why, sizeof why, "cannot read %s of %d: %s",
-			 what ? what : "smaps", p->pid, strerror(-rc));
-		memz_json_kv_str(g, "message", why);
-	}
-	memz_nd_table_columns(g, inspect_cols, N_INSPECT, NULL);
-	memz_json_str(g, "data");
-	yajl_gen_array_open(g);
-	if (p && !rc) {
-		for (int c = 0; c < MEMZ_CAT_COUNT; c++)
-			if (ins.cats.cat[c].count)
-				cat_row(g, memz_mapcat_name((enum memz_mapcat)c),
-					&ins.cats.cat[c], "normal");
-		cat_row(g, "total", &ins.cats.total, "notice");
-	}
-	yajl_gen_array_close(g);
-	memz_nd_table_tail(g, "PSS", ctx->update_every);
-	memz_inspect_release(&ins, a);
-}
-
-struct params {
-	bool info;
-	bool has_pid;
-	int pid;
-	char bad[160]; /* set: answer 400 with this */
+static const char *const fn_names[] = { "memz-top", "memz-inspect",
+					"memz-oom" };
+/* what each takes, for the 400's reason */
+static const char *const fn_takes[] = {
+	"memz-top takes info, groups, processes, view:groups|processes and group:NAME",
+	"memz-inspect takes info and pid:N (or N)",
+	"memz-oom takes info",
 };
 
-static void parse_params(char **a, int na, struct params *p)
+/* The words netdata's UIs add to any table function's call (1.37's after:
+ * and before:, 2.x's query words): not memz's business, never an error. */
+static bool netdata_word(const char *w)
+{
+	static const char *const keys[] = { "after:", "before:", "last:",
+		"timeout:", "anchor:", "direction:", "query:", "slice:",
+		"data_only:", "delta:", "tail:", "sampling:", "histogram:",
+		"facets:", "if_modified_since:", "source:", NULL };
+
+	for (int i = 0; keys[i]; i++)
+		if (!strncmp(w, keys[i], strlen(keys[i])))
+			return true;
+	return false;
+}
+
+/* Shown in a reply: label-safe and short, whatever the caller sent. */
+static void bad(char *out, size_t len, const char *fmt, const char *word,
+		const char *more)
+{
+	char shown[64];
+
+	memz_sanitize_label(word, strlen(word), shown, sizeof shown);
+	snprintf(out, len, fmt, shown, more);
+}
+
+/* 0, or 400's reason in why[len]. */
+static int parse_args(enum fn fn, char **a, int na, struct memz_nd_args *p,
+		      char *why, size_t len)
 {
 	memset(p, 0, sizeof *p);
 	for (int i = 1; i < na; i++) {
-		if (!strcmp(a[i], "info")) {
+		const char *w = a[i];
+
+		if (!strcmp(w, "info")) {
 			p->info = true;
-		} else if (!strncmp(a[i], "pid:", 4) ||
-			   (a[i][0] >= '0' && a[i][0] <= '9')) {
-			const char *v = a[i][0] == 'p' ? a[i] + 4 : a[i];
+		} else if (netdata_word(w)) {
+			continue;
+		} else if (fn == FN_TOP && (!strcmp(w, "groups") ||
+					    !strcmp(w, "view:groups"))) {
+			p->processes = false;
+		} else if (fn == FN_TOP && (!strcmp(w, "processes") ||
+					    !strcmp(w, "view:processes"))) {
+			p->processes = true;
+		} else if (fn == FN_TOP && !strncmp(w, "view:", 5)) {
+			bad(why, len, "view must be groups or processes, not '%s'%s",
+			    w + 5, "");
+			return -EINVAL;
+		} else if (fn == FN_TOP && !strncmp(w, "group:", 6)) {
+			p->processes = true;
+			p->group = w + 6;
+		} else if (fn == FN_INSPECT &&
+			   (!strncmp(w, "pid:", 4) || (w[0] >= '0' && w[0] <= '9'))) {
+			const char *v = w[0] == 'p' ? w + 4 : w;
 			if (memz_parse_pid(v, strlen(v), &p->pid)) {
-				char shown[64];
-				memz_sanitize_label(v, strlen(v), shown,
-						    sizeof shown);
-				snprintf(p->bad, sizeof p->bad,
-					 "pid must be a process id (1 to 2147483647), not '%s'",
-					 shown);
-				return;
+				bad(why, len, "pid must be a process id (1 to 2147483647), not '%s'%s",
+				    v, "");
+				return -EINVAL;
 			}
 			p->has_pid = true;
+		} else {
+			bad(why, len, "unknown parameter '%s': %s", w,
+			    fn_takes[fn]);
+			return -EINVAL;
 		}
-		/* anything else: a parameter a newer UI sends (after:,
-		 * before:, timeout:...), none of memz's business */
 	}
-}
-
-static const struct memz_proc *find_proc(const struct memz_snapshot *s,
-					 int pid)
-{
-	for (size_t i = 0; s && i < s->view.n_procs; i++)
-		if (s->view.procs[i]->pid == pid)
-			return s->view.procs[i];
-	return NULL;
+	return 0;
 }
 
 static int function_body(yajl_gen g, char *fn, const struct memz_nd_fctx *ctx)
 {
-	const struct memz_snapshot *snap = ctx->snap;
-	char *a[MAX_WORDS];
+	char *a[MAX_WORDS], why[256];
 	int na = split(fn, a, MAX_WORDS);
-	bool is_top = na >= 1 && !strcmp(a[0], "memz-top");
-	bool is_inspect = na >= 1 && !strcmp(a[0], "memz-inspect");
-	struct params prm;
+	enum fn f = FN_NONE;
+	struct memz_nd_args args;
 
-	if (!is_top && !is_inspect) {
-		memz_nd_error_body(g, 404, "unknown function (memz has memz-top and memz-inspect)");
+	for (int i = 0; na >= 1 && i < FN_NONE; i++)
+		if (!strcmp(a[0], fn_names[i]))
+			f = (enum fn)i;
+	if (f == FN_NONE) {
+		memz_nd_error_body(g, 404, "unknown function (memz has memz-top, memz-inspect and memz-oom)");
 		return 404;
 	}
-	parse_params(a, na, &prm);
-	if (*prm.bad) {
-		memz_nd_error_body(g, 400, prm.bad);
+	if (parse_args(f, a, na, &args, why, sizeof why)) {
+		memz_nd_error_body(g, 400, why);
 		return 400;
 	}
-	if (!snap && !prm.info) {
+	if (!ctx->snap && !args.info) {
 		memz_nd_error_body(g, 503, "memz has not sampled yet");
 		return 503;
 	}
-	if (is_top) {
-		top(g, snap, ctx->update_every, prm.info);
-		return 200;
-	}
-	{
-		size_t n;
-		const struct memz_proc **v = pid_choices(snap, PID_OPTIONS_MAX, &n);
-		const struct memz_proc *p = NULL;
-		int status = 200;
-
-		if (prm.info)
-			p = NULL;
-		else if (prm.has_pid && !(p = find_proc(snap, prm.pid)))
-			status = 404;
-		else if (!prm.has_pid && !(p = n ? v[0] : NULL))
-			status = 404;
-		if (status == 200)
-			inspect(g, p, v, n, ctx);
-		else
-			memz_nd_error_body(g, status, prm.has_pid
-				   ? "no such process (it may have exited)"
-				   : "no process to inspect yet");
-		free(v);
-		return status;
+	switch (f) {
+	case FN_TOP:
+		return memz_nd_view_top(g, ctx, &args);
+	case FN_INSPECT:
+		return memz_nd_view_inspect(g, ctx, &args);
+	default:
+		return memz_nd_view_oom(g, ctx, &args);
 	}
 }
 

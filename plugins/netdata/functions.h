@@ -12,17 +12,31 @@
  * like FUNCTION_RESULT_END), in netdata 2.x's table format, which 1.37.1's
  * Cloud and streaming parents pass through as JSON:
  *
- *   memz-top               process groups by PSS; a leak row is highlighted
+ *   memz-top               process groups by PSS, with their cgroup's
+ *                          usage and limit, its time to OOM and what a
+ *                          suspect's leak is made of; a leak row is
+ *                          highlighted
+ *   memz-top processes     processes by PSS (at most MEMZ_ND_PROCS_MAX),
+ *                          each with its group and whether its PSS is an
+ *                          estimate; `view:processes` (the select the
+ *                          header offers 2.x's UI) is the same, and
+ *                          `group:NAME` keeps one group's processes
  *   memz-inspect pid:N     one process's memory by mapping kind, with the
  *                          totals (`memz-inspect N` works too; without a pid
  *                          the largest published process)
- *   <either> info          the table's header only, with memz-inspect's
- *                          required pid parameter (a select of the published
- *                          groups' processes, largest first)
+ *   memz-oom               time to OOM per scope (the machine, each watched
+ *                          cgroup) with its confidence and drivers, and the
+ *                          last OOM kills with their victims
+ *   <any> info             the table's header only, with memz-top's view
+ *                          select or memz-inspect's required pid parameter
+ *                          (a select of the published groups' processes,
+ *                          largest first)
  *   anything else          404
  *
- * Parameters are `id:value` words; unknown ones are ignored, a malformed
- * known one is answered 400 with a message. FUNCTION_CANCEL <tx> answers a
+ * Parameters are `id:value` words. The ones netdata's UIs add on their own
+ * (after:, before:, last:, timeout: and the other query words of 2.x's
+ * table functions) are ignored; any other word a function does not take,
+ * and a malformed value of one it takes, is answered 400 with the reason. FUNCTION_CANCEL <tx> answers a
  * queued call 499; FUNCTION_PAYLOAD is answered 400 and its body skipped;
  * QUIT ends the plugin.
  *
@@ -71,14 +85,44 @@ struct memz_nd_input {
 	unsigned long cancelled;
 };
 
+#define MEMZ_ND_PROCS_MAX 500 /* rows of memz-top processes, largest PSS */
+#define MEMZ_ND_PARTS_MAX 32
+
+/*
+ * What suspects' leaks are made of. The core reports a finding once, in
+ * the cycle its second smaps read is taken (leakparts.h); a table asked
+ * for later must still show it. So the plugin keeps the last findings, by
+ * the process that was read (pid and start), for as long as that process
+ * lives and the verdict they were found for stands (the group's for a
+ * group's finding, the process's own otherwise). Fixed-size: a finding
+ * beyond MEMZ_ND_PARTS_MAX replaces the oldest.
+ */
+struct memz_nd_part {
+	bool used, is_group;
+	int pid;
+	unsigned long long start;
+	char text[256]; /* the core's memz_smapscat_diff_format() */
+};
+
+struct memz_nd_parts {
+	struct memz_nd_part p[MEMZ_ND_PARTS_MAX];
+	unsigned next;
+};
+
+/* After each sample: forget what no longer stands, take s's findings. */
+void memz_nd_parts_update(struct memz_nd_parts *pt,
+			  const struct memz_snapshot *s);
+
 /* What a function call may look at: the latest snapshot (NULL until the
  * first sample) and where /proc is, for memz-inspect's full smaps read,
- * with the capabilities raised for that read alone (memz/privilege.h). */
+ * with the capabilities raised for that read alone (memz/privilege.h);
+ * the findings kept (NULL: none). */
 struct memz_nd_fctx {
 	const struct memz_snapshot *snap;
 	const char *proc_root;
 	int update_every;
 	uint64_t held;
+	const struct memz_nd_parts *parts;
 };
 
 /* Allocates the queue once. 0 or -ENOMEM. */

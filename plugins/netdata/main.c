@@ -180,6 +180,7 @@ struct plugin {
 	struct memz_nd_emitter *emitter;
 	struct memz_snapshot snap;
 	struct memz_nd_input in;
+	struct memz_nd_parts parts; /* leak findings, kept for the tables */
 	int update_every;
 	bool have_snap;
 	bool told_denied;
@@ -226,6 +227,7 @@ static int sample(struct plugin *p, struct memz_clock *c, double now)
 		return -EPERM;
 	if (!rc) {
 		p->have_snap = true;
+		memz_nd_parts_update(&p->parts, &p->snap);
 		memz_clock_sampled(c, now, p->snap.interval_ms);
 		tell_denied(p);
 		log_kills(&p->snap.oom);
@@ -321,7 +323,7 @@ static int run(struct plugin *p, const sigset_t *block,
 		struct memz_nd_fctx fctx = {
 			p->have_snap ? &p->snap : NULL,
 			memz_sampler_settings(p->sampler)->proc_root,
-			p->update_every, p->held
+			p->update_every, p->held, &p->parts
 		};
 		if (memz_nd_pending(&p->in)) {
 			if (memz_nd_serve(&p->in, stdout, &fctx, memz_now(),

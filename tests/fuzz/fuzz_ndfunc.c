@@ -41,6 +41,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ctx.update_every = 1;
 	/* none held, as memz.plugin started without capabilities */
 	ctx.held = 0;
+	ctx.parts = NULL;
 	for (line = buf; line; line = next) {
 		next = strchr(line, '\n');
 		if (next)

@@ -1,0 +1,773 @@
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memz/inspect.h"
+#include "memz/json.h"
+#include "memz/privilege.h"
+#include "memz/report.h"
+#include "memz/sanitize.h"
+#include "memz/smapscat.h"
+#include "fnviews.h"
+#include "ndtable.h"
+
+#define MIB 1048576.0
+#define PID_OPTIONS_MAX 200
+
+static const struct memz_series *series(const struct memz_series_table *t,
+					const char *name)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->s[i].name, name))
+			return &t->s[i];
+	return NULL;
+}
+
+/* A series' value as the JSON writes it: null where obj lacks it or it
+ * has none (time to OOM while nothing grows). */
+static void series_cell(yajl_gen g, const struct memz_series *s,
+			const void *obj, double scale)
+{
+	if (!s || !obj || !memz_series_has(s, obj) || memz_series_none(s, obj))
+		yajl_gen_null(g);
+	else
+		memz_json_double(g, memz_series_value(s, obj) / scale);
+}
+
+static void str_cell(yajl_gen g, const char *s)
+{
+	if (s)
+		memz_json_string(g, s, strlen(s));
+	else
+		yajl_gen_null(g);
+}
+
+static bool held_for(const struct memz_nd_part *e, const struct memz_proc *p)
+{
+	if (e->is_group)
+		return p->group && p->group->det.verdict.leak;
+	return p->det.verdict.leak;
+}
+
+/* Which process each kept finding was read from, in one pass over the
+ * processes: found[i] for pt->p[i], NULL when it is gone. */
+static void resolve_parts(const struct memz_nd_parts *pt,
+			  const struct memz_snapshot *s,
+			  const struct memz_proc **found)
+{
+	size_t used = 0;
+
+	for (size_t i = 0; i < MEMZ_ND_PARTS_MAX; i++) {
+		found[i] = NULL;
+		used += pt && pt->p[i].used;
+	}
+	for (size_t k = 0; used && s && k < s->view.n_procs; k++) {
+		const struct memz_proc *p = s->view.procs[k];
+
+		for (size_t i = 0; i < MEMZ_ND_PARTS_MAX; i++)
+			if (pt->p[i].used && pt->p[i].pid == p->pid &&
+			    pt->p[i].start == p->start)
+				found[i] = p;
+	}
+}
+
+void memz_nd_parts_update(struct memz_nd_parts *pt,
+			  const struct memz_snapshot *s)
+{
+	const struct memz_proc *found[MEMZ_ND_PARTS_MAX];
+
+	resolve_parts(pt, s, found);
+	for (size_t i = 0; i < MEMZ_ND_PARTS_MAX; i++)
+		if (pt->p[i].used && (!found[i] || !held_for(&pt->p[i], found[i])))
+			pt->p[i].used = false;
+	for (size_t k = 0; k < s->n_leak_parts; k++) {
+		const struct memz_leakpart *lp = &s->leak_parts[k];
+		struct memz_nd_part *e = NULL;
+
+		for (size_t i = 0; !e && i < MEMZ_ND_PARTS_MAX; i++)
+			if (pt->p[i].used && pt->p[i].pid == lp->pid &&
+			    pt->p[i].start == lp->start)
+				e = &pt->p[i];
+		for (size_t i = 0; !e && i < MEMZ_ND_PARTS_MAX; i++)
+			if (!pt->p[i].used)
+				e = &pt->p[i];
+		if (!e) {
+			e = &pt->p[pt->next];
+			pt->next = (pt->next + 1) % MEMZ_ND_PARTS_MAX;
+		}
+		e->used = true;
+		e->is_group = lp->is_group;
+		e->pid = lp->pid;
+		e->start = lp->start;
+		snprintf(e->text, sizeof e->text, "%s", lp->text);
+	}
+}
+
+/* A group's finding: its own, else one of a member's. */
+static const char *group_parts(const struct memz_nd_parts *pt,
+			       const struct memz_proc *const *found,
+			       const struct memz_group *gr)
+{
+	const char *member = NULL;
+
+	for (size_t i = 0; pt && i < MEMZ_ND_PARTS_MAX; i++) {
+		if (!found[i] || found[i]->group != gr)
+			continue;
+		if (pt->p[i].is_group)
+			return pt->p[i].text;
+		if (!member)
+			member = pt->p[i].text;
+	}
+	return member;
+}
+
+static const char *proc_parts(const struct memz_nd_parts *pt,
+			      const struct memz_proc *const *found,
+			      const struct memz_proc *p)
+{
+	for (size_t i = 0; pt && i < MEMZ_ND_PARTS_MAX; i++)
+		if (found[i] == p)
+			return pt->p[i].text;
+	return NULL;
+}
+
+static void since_cell(yajl_gen g, const struct memz_verdict *v, double t)
+{
+	if (v->leak && v->since > 0 && t >= v->since)
+		memz_json_double(g, round(t - v->since));
+	else
+		yajl_gen_null(g);
+}
+
+/* memz-top's view select, so 2.x's UI offers both tables. */
+static void view_param(yajl_gen g, bool processes)
+{
+	static const char *const ids[] = { "groups", "processes" };
+	static const char *const names[] = { "Process groups",
+		"Processes (the largest by PSS)" };
+
+	memz_json_str(g, "required_params");
+	yajl_gen_array_open(g);
+	yajl_gen_map_open(g);
+	memz_json_kv_str(g, "id", "view");
+	memz_json_kv_str(g, "name", "View");
+	memz_json_kv_str(g, "help", "Process groups, or single processes");
+	memz_json_kv_str(g, "type", "select");
+	memz_json_str(g, "options");
+	yajl_gen_array_open(g);
+	for (int i = 0; i < 2; i++) {
+		yajl_gen_map_open(g);
+		memz_json_kv_str(g, "id", ids[i]);
+		memz_json_kv_str(g, "name", names[i]);
+		if (i == (processes ? 1 : 0))
+			memz_json_kv_bool(g, "defaultSelected", true);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+	yajl_gen_map_close(g);
+	yajl_gen_array_close(g);
+}
+
+enum { T_GROUP, T_PSS, T_USS, T_SWAP, T_GROWTH, T_LEAK, T_CONF, T_SINCE,
+       T_PROCS, T_CGUSAGE, T_CGLIMIT, T_TTO, T_PARTS, T_N };
+
+static const struct memz_nd_col top_cols[T_N + 1] = {
+	{ "Group", "Process group", "string", "value", "none", "", 0,
+	  "ascending", "count", "multiselect", true, true, true },
+	{ "PSS", "Proportional set size", "bar-with-integer", "bar", "number",
+	  "MiB", 1, "descending", "sum", "range", true, false, false },
+	{ "USS", "Unique set size (freed if the group exited)",
+	  "bar-with-integer", "bar", "number", "MiB", 1, "descending", "sum",
+	  "range", true, false, false },
+	{ "Swap", "Swap used", "bar-with-integer", "bar", "number", "MiB", 1,
+	  "descending", "sum", "range", true, false, false },
+	{ "Growth", "PSS growth rate", "integer", "value", "number", "KiB/s", 1,
+	  "descending", "sum", "range", true, false, false },
+	{ "Leak", "Leak suspect", "boolean", "value", "none", "", 0,
+	  "descending", "count", "facet", true, false, false },
+	{ "Confidence", "Leak verdict confidence", "integer", "value", "number",
+	  "%", 0, "descending", "max", "range", true, false, false },
+	{ "Since", "Growing for", "duration", "value", "duration", "s", 0,
+	  "descending", "max", "range", true, false, false },
+	{ "Processes", "Processes in the group", "integer", "value", "number",
+	  "", 0, "descending", "sum", "range", true, false, false },
+	/* shown under GroupBy cgroup only: no other group has a cgroup */
+	{ "CgroupUsage", "The cgroup's own memory usage (page cache included)",
+	  "bar-with-integer", "bar", "number", "MiB", 1, "descending", "sum",
+	  "range", false, false, false },
+	{ "CgroupLimit", "The cgroup's memory limit", "integer", "value",
+	  "number", "MiB", 1, "descending", "max", "range", false, false,
+	  false },
+	{ "TimeToOOM", "Time until the cgroup's memory runs out at the leaks' rate",
+	  "duration", "value", "duration", "s", 0, "ascending", "min", "range",
+	  false, false, false },
+	{ "LeakParts", "What the leak is made of (smaps categories that grew)",
+	  "string", "value", "none", "", 0, "ascending", "count", "none",
+	  true, false, false },
+	MEMZ_ND_ROWOPT,
+};
+
+static void top_groups(yajl_gen g, const struct memz_nd_fctx *ctx, bool info)
+{
+	const struct memz_snapshot *s = ctx->snap;
+	const struct memz_series *usage =
+		series(&memz_series_group, "cgroup_usage");
+	const struct memz_series *limit =
+		series(&memz_series_group, "cgroup_limit");
+	const struct memz_series *tto = series(&memz_series_oom, "time_to_oom");
+	const struct memz_proc *found[MEMZ_ND_PARTS_MAX];
+	struct memz_nd_col cols[T_N + 1];
+	double max[T_N + 1];
+	bool by_cgroup = false;
+
+	memcpy(cols, top_cols, sizeof cols);
+	for (size_t i = 0; i <= T_N; i++)
+		max[i] = NAN;
+	max[T_PSS] = max[T_USS] = max[T_SWAP] = max[T_CGUSAGE] = 0;
+	for (size_t i = 0; s && i < s->view.n_groups; i++) {
+		const struct memz_group *gr = s->view.groups[i];
+		max[T_PSS] = fmax(max[T_PSS], (double)gr->pss / MIB);
+		max[T_USS] = fmax(max[T_USS], (double)gr->uss / MIB);
+		max[T_SWAP] = fmax(max[T_SWAP], (double)gr->swap / MIB);
+		max[T_CGUSAGE] = fmax(max[T_CGUSAGE],
+				      memz_series_value(usage, gr) / MIB);
+		by_cgroup |= gr->cgroup != NULL;
+	}
+	cols[T_CGUSAGE].visible = cols[T_CGLIMIT].visible =
+		cols[T_TTO].visible = by_cgroup;
+	resolve_parts(ctx->parts, s, found);
+	memz_nd_table_head(g, 200, ctx->update_every,
+	     "Process groups by proportional set size, with memz's leak verdicts and what a leak is made of; a suspect's row is highlighted, one whose cgroup runs out of memory under OomWarn more so");
+	view_param(g, false);
+	memz_nd_table_columns(g, cols, T_N + 1, max);
+	memz_json_str(g, "data");
+	yajl_gen_array_open(g);
+	for (size_t i = 0; !info && s && i < s->view.n_groups; i++) {
+		const struct memz_group *gr = s->view.groups[i];
+		const struct memz_verdict *v = &gr->det.verdict;
+		const struct memz_oom_scope *sc =
+			memz_report_group_scope(&s->oom, gr);
+
+		yajl_gen_array_open(g);
+		str_cell(g, gr->name ? gr->name : "");
+		memz_json_double(g, (double)gr->pss / MIB);
+		memz_json_double(g, (double)gr->uss / MIB);
+		memz_json_double(g, (double)gr->swap / MIB);
+		memz_json_double(g, v->rate_bps / 1024.0);
+		yajl_gen_bool(g, v->leak);
+		yajl_gen_integer(g, v->confidence);
+		since_cell(g, v, s->t);
+		yajl_gen_integer(g, gr->members);
+		series_cell(g, usage, gr, MIB);
+		series_cell(g, limit, gr, MIB);
+		series_cell(g, tto, sc, 1);
+		str_cell(g, v->leak ? group_parts(ctx->parts, found, gr) : NULL);
+		memz_nd_row_options(g, sc && sc->warn ? "critical"
+				    : v->leak ? "warning" : "normal");
+		yajl_gen_array_close(g);
+	}
+	yajl_gen_array_close(g);
+	memz_nd_table_tail(g, "PSS", ctx->update_every);
+}
+
+enum { P_PID, P_NAME, P_GROUP, P_PSS, P_USS, P_SWAP, P_GROWTH, P_LEAK,
+       P_CONF, P_SINCE, P_EST, P_PARTS, P_N };
+
+static const struct memz_nd_col proc_cols[P_N + 1] = {
+	{ "PID", "Process id", "integer", "value", "none", "", 0,
+	  "ascending", "count", "none", true, true, true },
+	{ "Name", "Process name", "string", "value", "none", "", 0,
+	  "ascending", "count", "multiselect", true, false, true },
+	{ "Group", "Process group", "string", "value", "none", "", 0,
+	  "ascending", "uniqueCount", "multiselect", true, false, false },
+	{ "PSS", "Proportional set size", "bar-with-integer", "bar", "number",
+	  "MiB", 1, "descending", "sum", "range", true, false, false },
+	{ "USS", "Unique set size (freed if the process exited)",
+	  "bar-with-integer", "bar", "number", "MiB", 1, "descending", "sum",
+	  "range", true, false, false },
+	{ "Swap", "Swap used", "bar-with-integer", "bar", "number", "MiB", 1,
+	  "descending", "sum", "range", true, false, false },
+	{ "Growth", "PSS growth rate", "integer", "value", "number", "KiB/s", 1,
+	  "descending", "sum", "range", true, false, false },
+	{ "Leak", "Leak suspect", "boolean", "value", "none", "", 0,
+	  "descending", "count", "facet", true, false, false },
+	{ "Confidence", "Leak verdict confidence", "integer", "value", "number",
+	  "%", 0, "descending", "max", "range", true, false, false },
+	{ "Since", "Growing for", "duration", "value", "duration", "s", 0,
+	  "descending", "max", "range", false, false, false },
+	{ "Estimated", "PSS and USS estimated from status (RSS above ExactMaxRss: an upper bound, shared pages counted whole)",
+	  "boolean", "value", "none", "", 0, "descending", "count", "facet",
+	  true, false, false },
+	{ "LeakParts", "What the leak is made of (smaps categories that grew)",
+	  "string", "value", "none", "", 0, "ascending", "count", "none",
+	  true, false, false },
+	MEMZ_ND_ROWOPT,
+};
+
+static int by_pss(const void *a, const void *b)
+{
+	const struct memz_proc *x = *(const struct memz_proc *const *)a;
+	const struct memz_proc *y = *(const struct memz_proc *const *)b;
+
+	if (x->mem.pss != y->mem.pss)
+		return x->mem.pss < y->mem.pss ? 1 : -1;
+	return x->pid - y->pid;
+}
+
+static bool in_group(const struct memz_proc *p, const char *group)
+{
+	return !group || (p->group && p->group->name &&
+			  !strcmp(p->group->name, group));
+}
+
+/* s's processes that pass keep(), largest PSS first, at most max of them;
+ * *n how many. NULL with *n = 0 when there are none or memory ran out. */
+static const struct memz_proc **
+sorted_procs(const struct memz_snapshot *s, size_t max,
+	     bool (*keep)(const struct memz_proc *, const char *),
+	     const char *arg, size_t *n)
+{
+	const struct memz_proc **v;
+	size_t k = 0;
+
+	*n = 0;
+	if (!s || !s->view.n_procs)
+		return NULL;
+	v = malloc(s->view.n_procs * sizeof *v);
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < s->view.n_procs; i++)
+		if (keep(s->view.procs[i], arg))
+			v[k++] = s->view.procs[i];
+	qsort(v, k, sizeof *v, by_pss);
+	*n = k < max ? k : max;
+	return v;
+}
+
+static int top_procs(yajl_gen g, const struct memz_nd_fctx *ctx,
+		     const struct memz_nd_args *a)
+{
+	const struct memz_snapshot *s = ctx->snap;
+	const struct memz_proc *found[MEMZ_ND_PARTS_MAX];
+	const struct memz_proc **v = NULL;
+	double max[P_N + 1];
+	size_t n = 0;
+	char help[192];
+
+	if (!a->info)
+		v = sorted_procs(s, MEMZ_ND_PROCS_MAX, in_group, a->group, &n);
+	if (!a->info && a->group && !n) {
+		free(v);
+		memz_nd_error_body(g, 404, "no process in that group");
+		return 404;
+	}
+	for (size_t i = 0; i <= P_N; i++)
+		max[i] = NAN;
+	max[P_PSS] = max[P_USS] = max[P_SWAP] = 0;
+	for (size_t i = 0; i < n; i++) {
+		max[P_PSS] = fmax(max[P_PSS], (double)v[i]->mem.pss / MIB);
+		max[P_USS] = fmax(max[P_USS],
+				  (double)memz_rollup_uss(&v[i]->mem) / MIB);
+		max[P_SWAP] = fmax(max[P_SWAP], (double)v[i]->mem.swap / MIB);
+	}
+	resolve_parts(ctx->parts, s, found);
+	snprintf(help, sizeof help,
+		 "Processes by proportional set size (the largest %d), with memz's leak verdicts; Estimated: PSS read from status, not smaps_rollup",
+		 MEMZ_ND_PROCS_MAX);
+	memz_nd_table_head(g, 200, ctx->update_every, help);
+	view_param(g, true);
+	memz_nd_table_columns(g, proc_cols, P_N + 1, max);
+	memz_json_str(g, "data");
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < n; i++) {
+		const struct memz_proc *p = v[i];
+		const struct memz_verdict *vd = &p->det.verdict;
+
+		yajl_gen_array_open(g);
+		yajl_gen_integer(g, p->pid);
+		str_cell(g, p->name ? p->name : "");
+		str_cell(g, p->group ? p->group->name : NULL);
+		memz_json_double(g, (double)p->mem.pss / MIB);
+		memz_json_double(g, (double)memz_rollup_uss(&p->mem) / MIB);
+		memz_json_double(g, (double)p->mem.swap / MIB);
+		memz_json_double(g, vd->rate_bps / 1024.0);
+		yajl_gen_bool(g, vd->leak);
+		yajl_gen_integer(g, vd->confidence);
+		since_cell(g, vd, s->t);
+		yajl_gen_bool(g, p->estimated);
+		str_cell(g, proc_parts(ctx->parts, found, p));
+		memz_nd_row_options(g, vd->leak ? "warning" : "normal");
+		yajl_gen_array_close(g);
+	}
+	yajl_gen_array_close(g);
+	memz_nd_table_tail(g, "PSS", ctx->update_every);
+	free(v);
+	return 200;
+}
+
+int memz_nd_view_top(yajl_gen g, const struct memz_nd_fctx *ctx,
+		     const struct memz_nd_args *a)
+{
+	if (a->processes)
+		return top_procs(g, ctx, a);
+	top_groups(g, ctx, a->info);
+	return 200;
+}
+
+static const struct memz_nd_col inspect_cols[] = {
+	{ "Kind", "Mapping kind", "string", "value", "none", "", 0,
+	  "ascending", "count", "multiselect", true, true, true },
+	{ "Mappings", "Mappings", "integer", "value", "number", "", 0,
+	  "descending", "sum", "range", true, false, false },
+	{ "RSS", "Resident", "bar-with-integer", "bar", "number", "MiB", 2,
+	  "descending", "sum", "range", true, false, false },
+	{ "PSS", "Proportional set size", "bar-with-integer", "bar", "number",
+	  "MiB", 2, "descending", "sum", "range", true, false, false },
+	{ "PrivateDirty", "Private dirty", "bar-with-integer", "bar", "number",
+	  "MiB", 2, "descending", "sum", "range", true, false, false },
+	{ "Swap", "Swapped out", "bar-with-integer", "bar", "number", "MiB", 2,
+	  "descending", "sum", "range", true, false, false },
+	MEMZ_ND_ROWOPT,
+};
+#define N_INSPECT (sizeof inspect_cols / sizeof *inspect_cols)
+
+static bool published(const struct memz_proc *p, const char *unused)
+{
+	(void)unused;
+	return p->group && (p->group->reported || p->group->det.verdict.leak);
+}
+
+static void required_pid(yajl_gen g, const struct memz_proc **v, size_t n)
+{
+	char id[16], name[160], label[96];
+
+	memz_json_str(g, "required_params");
+	yajl_gen_array_open(g);
+	yajl_gen_map_open(g);
+	memz_json_kv_str(g, "id", "pid");
+	memz_json_kv_str(g, "name", "Process");
+	memz_json_kv_str(g, "help", "The process to inspect (published groups' processes, largest PSS first)");
+	memz_json_kv_str(g, "type", "select");
+	memz_json_str(g, "options");
+	yajl_gen_array_open(g);
+	for (size_t i = 0; i < n; i++) {
+		const struct memz_proc *p = v[i];
+		const char *pn = p->name ? p->name : "";
+
+		memz_sanitize_label(pn, strlen(pn), label, sizeof label);
+		snprintf(id, sizeof id, "%d", p->pid);
+		snprintf(name, sizeof name, "%d %s (%.1f MiB)", p->pid, label,
+			 (double)p->mem.pss / MIB);
+		yajl_gen_map_open(g);
+		memz_json_kv_str(g, "id", id);
+		memz_json_kv_str(g, "name", name);
+		yajl_gen_map_close(g);
+	}
+	yajl_gen_array_close(g);
+	yajl_gen_map_close(g);
+	yajl_gen_array_close(g);
+}
+
+static void cat_row(yajl_gen g, const char *kind, const struct memz_catsum *c,
+		    const char *severity)
+{
+	yajl_gen_array_open(g);
+	memz_json_str(g, kind);
+	yajl_gen_integer(g, c->count);
+	memz_json_double(g, (double)c->rss / MIB);
+	memz_json_double(g, (double)c->pss / MIB);
+	memz_json_double(g, (double)c->private_dirty / MIB);
+	memz_json_double(g, (double)c->swap / MIB);
+	memz_nd_row_options(g, severity);
+	yajl_gen_array_close(g);
+}
+
+static void process_facts(yajl_gen g, const struct memz_proc *p)
+{
+	const struct memz_rollup *m = &p->mem;
+	const struct memz_verdict *v = &p->det.verdict;
+	const char *gname = p->group && p->group->name ? p->group->name : "";
+
+	memz_json_str(g, "process");
+	yajl_gen_map_open(g);
+	memz_json_str(g, "pid");
+	yajl_gen_integer(g, p->pid);
+	memz_json_str(g, "name");
+	memz_json_string(g, p->name ? p->name : "", p->name ? strlen(p->name) : 0);
+	memz_json_str(g, "group");
+	memz_json_string(g, gname, strlen(gname));
+	memz_json_str(g, "ppid");
+	yajl_gen_integer(g, p->ppid);
+	memz_json_str(g, "threads");
+	yajl_gen_integer(g, p->threads);
+	memz_json_str(g, "pss");
+	yajl_gen_integer(g, (long long)m->pss);
+	memz_json_str(g, "uss");
+	yajl_gen_integer(g, (long long)memz_rollup_uss(m));
+	memz_json_str(g, "rss");
+	yajl_gen_integer(g, (long long)m->rss);
+	memz_json_str(g, "swap");
+	yajl_gen_integer(g, (long long)m->swap);
+	memz_json_str(g, "growth_bps");
+	memz_json_double(g, v->rate_bps);
+	memz_json_kv_bool(g, "leak", v->leak);
+	memz_json_str(g, "confidence");
+	yajl_gen_integer(g, v->confidence);
+	yajl_gen_map_close(g);
+}
+
+/* The smaps taxonomy the CLI's inspect shows, from the core, so both name
+ * the same bytes the same way. Read on request only: smaps is costly. */
+static void inspect(yajl_gen g, const struct memz_proc *p,
+		    const struct memz_proc **choices, size_t n_choices,
+		    const struct memz_nd_fctx *ctx)
+{
+	const struct memz_allocator *a = memz_allocator_libc();
+	struct memz_inspect ins;
+	const char *what = NULL;
+	char help[256], label[96];
+	const char *pn = p && p->name ? p->name : "";
+	int rc = -ENOENT;
+
+	memz_sanitize_label(pn, strlen(pn), label, sizeof label);
+	snprintf(help, sizeof help,
+		 "Memory of process %d (%s) by mapping kind, from its smaps",
+		 p ? p->pid : 0, label);
+	memz_inspect_init(&ins);
+	/* the pid is one the sampler found, so the read stays in
+	 * ProcRoot/PID/; privilege is in effect for that read alone */
+	if (p && !(rc = memz_priv_raise(ctx->held)))
+		rc = memz_inspect_read(&ins, ctx->proc_root, p->pid, a, &what);
+	/* lowering to a subset of what is held cannot fail but by a bug;
+	 * going on with privilege in effect would be worse than stopping */
+	if (p && memz_priv_lower(ctx->held))
+		abort();
+	memz_nd_table_head(g, 200, ctx->update_every, p ? help :
+	     "Memory of one process by mapping kind, from its smaps");
+	required_pid(g, choices, n_choices);
+	if (p)
+		process_facts(g, p);
+	if (p && rc) {
+		char why[160];
+		snprintf(why, sizeof why, "cannot read %s of %d: %s",
+			 what ? what : "smaps", p->pid, strerror(-rc));
+		memz_json_kv_str(g, "message", why);
+	}
+	memz_nd_table_columns(g, inspect_cols, N_INSPECT, NULL);
+	memz_json_str(g, "data");
+	yajl_gen_array_open(g);
+	if (p && !rc) {
+		for (int c = 0; c < MEMZ_CAT_COUNT; c++)
+			if (ins.cats.cat[c].count)
+				cat_row(g, memz_mapcat_name((enum memz_mapcat)c),
+					&ins.cats.cat[c], "normal");
+		cat_row(g, "total", &ins.cats.total, "notice");
+	}
+	yajl_gen_array_close(g);
+	memz_nd_table_tail(g, "PSS", ctx->update_every);
+	memz_inspect_release(&ins, a);
+}
+
+static const struct memz_proc *find_proc(const struct memz_snapshot *s,
+					 int pid)
+{
+	for (size_t i = 0; s && i < s->view.n_procs; i++)
+		if (s->view.procs[i]->pid == pid)
+			return s->view.procs[i];
+	return NULL;
+}
+
+int memz_nd_view_inspect(yajl_gen g, const struct memz_nd_fctx *ctx,
+			 const struct memz_nd_args *a)
+{
+	const struct memz_snapshot *snap = ctx->snap;
+	size_t n;
+	const struct memz_proc **v =
+		sorted_procs(snap, PID_OPTIONS_MAX, published, NULL, &n);
+	const struct memz_proc *p = NULL;
+	int status = 200;
+
+	if (a->info)
+		p = NULL;
+	else if (a->has_pid && !(p = find_proc(snap, a->pid)))
+		status = 404;
+	else if (!a->has_pid && !(p = n ? v[0] : NULL))
+		status = 404;
+	if (status == 200)
+		inspect(g, p, v, n, ctx);
+	else
+		memz_nd_error_body(g, status, a->has_pid
+				   ? "no such process (it may have exited)"
+				   : "no process to inspect yet");
+	free(v);
+	return status;
+}
+
+enum { O_ROW, O_KIND, O_SCOPE, O_TTO, O_AVAIL, O_LIMIT, O_GROWTH, O_CONF,
+       O_DRIVERS, O_KILLS, O_AGO, O_VICTIM, O_PID, O_PSS, O_VERDICT,
+       O_SURE, O_N };
+
+static const struct memz_nd_col oom_cols[O_N + 1] = {
+	{ "Row", "Row", "string", "value", "none", "", 0, "ascending",
+	  "count", "none", false, true, false },
+	{ "Kind", "Forecast (per scope) or OOM kill", "string", "value",
+	  "none", "", 0, "ascending", "count", "facet", true, false, true },
+	{ "Scope", "The machine, or a memory-limited cgroup", "string",
+	  "value", "none", "", 0, "ascending", "uniqueCount", "multiselect",
+	  true, false, true },
+	{ "TimeToOOM", "Time until memory runs out at the leaks' rate",
+	  "duration", "value", "duration", "s", 0, "ascending", "min", "range",
+	  true, false, false },
+	{ "Available", "What may still grow before the OOM killer acts",
+	  "bar-with-integer", "bar", "number", "MiB", 1, "ascending", "min",
+	  "range", true, false, false },
+	{ "Limit", "The scope's limit (machine: RAM and swap)", "integer",
+	  "value", "number", "MiB", 1, "descending", "max", "range", false,
+	  false, false },
+	{ "Growth", "Growth of the leak suspects in the scope", "integer",
+	  "value", "number", "KiB/s", 1, "descending", "sum", "range", true,
+	  false, false },
+	{ "Confidence", "Forecast confidence", "integer", "value", "number",
+	  "%", 0, "descending", "max", "range", true, false, false },
+	{ "Drivers", "What grows, with its share of the growth", "string",
+	  "value", "none", "", 0, "ascending", "count", "none", true, false,
+	  false },
+	{ "Kills", "OOM kills counted since memz started", "integer", "value",
+	  "number", "", 0, "descending", "sum", "range", true, false, false },
+	{ "Ago", "How long before the last sample the kill was seen",
+	  "duration", "value", "duration", "s", 0, "ascending", "min", "range",
+	  true, false, false },
+	{ "Victim", "The process killed (unknown: none fitted)", "string",
+	  "value", "none", "", 0, "ascending", "count", "multiselect", true,
+	  false, false },
+	{ "PID", "The victim's pid", "integer", "value", "none", "", 0,
+	  "ascending", "count", "none", true, false, false },
+	{ "LastPSS", "The victim's PSS as last sampled", "bar-with-integer",
+	  "bar", "number", "MiB", 1, "descending", "sum", "range", true, false,
+	  false },
+	{ "Verdict", "Whether memz had flagged the victim as leaking",
+	  "string", "value", "none", "", 0, "ascending", "count", "facet",
+	  true, false, false },
+	{ "Sure", "How sure memz is of the victim", "integer", "value",
+	  "number", "%", 0, "descending", "max", "range", true, false, false },
+	MEMZ_ND_ROWOPT,
+};
+
+/* "name[pid] 92%, group 8%": the names are raw bytes, the JSON writer
+ * makes them safe. */
+static void drivers_text(const struct memz_oom_scope *sc, char *buf,
+			 size_t len)
+{
+	size_t off = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < sc->n_drivers && off < len; i++) {
+		const struct memz_oom_driver *d = &sc->drivers[i];
+		char pid[24] = "";
+		int n;
+
+		if (d->pid)
+			snprintf(pid, sizeof pid, "[%d]", d->pid);
+		n = snprintf(buf + off, len - off, "%s%s%s %.0f%%",
+			     i ? ", " : "", d->name, pid, d->share * 100);
+		if (n < 0)
+			break;
+		off += (size_t)n;
+	}
+}
+
+static void nulls(yajl_gen g, int n)
+{
+	while (n-- > 0)
+		yajl_gen_null(g);
+}
+
+static void oom_scope_row(yajl_gen g, const struct memz_oom_scope *sc)
+{
+	char drivers[MEMZ_OOM_MAX_DRIVERS * (MEMZ_OOM_NAME_MAX + 32)];
+	const struct memz_series_table *t = &memz_series_oom;
+
+	drivers_text(sc, drivers, sizeof drivers);
+	yajl_gen_array_open(g);
+	str_cell(g, sc->id);
+	str_cell(g, "forecast");
+	str_cell(g, sc->path[0] ? sc->path : "machine");
+	series_cell(g, series(t, "time_to_oom"), sc, 1);
+	series_cell(g, series(t, "available"), sc, MIB);
+	series_cell(g, series(t, "limit"), sc, MIB);
+	series_cell(g, series(t, "oom_growth"), sc, 1024);
+	series_cell(g, series(t, "oom_confidence"), sc, 1);
+	str_cell(g, sc->n_drivers ? drivers : NULL);
+	if (sc->has_kills)
+		series_cell(g, series(t, "oom_kills"), sc, 1);
+	else
+		yajl_gen_null(g);
+	nulls(g, O_N - O_AGO);
+	memz_nd_row_options(g, sc->warn ? "critical"
+			    : isfinite(sc->seconds) ? "warning" : "normal");
+	yajl_gen_array_close(g);
+}
+
+static void oom_kill_row(yajl_gen g, const struct memz_oom_kill *k,
+			 size_t i, double t)
+{
+	char row[32], verdict[48];
+
+	snprintf(row, sizeof row, "kill-%zu", i + 1);
+	if (k->leak)
+		snprintf(verdict, sizeof verdict, "leak suspect (%d%%)",
+			 k->leak_confidence);
+	else
+		snprintf(verdict, sizeof verdict, "no leak verdict");
+	yajl_gen_array_open(g);
+	str_cell(g, row);
+	str_cell(g, "kill");
+	str_cell(g, k->scope[0] ? k->scope : "machine");
+	nulls(g, O_AGO - O_TTO);
+	if (t >= k->t)
+		memz_json_double(g, round(t - k->t));
+	else
+		yajl_gen_null(g);
+	str_cell(g, k->known ? k->name : "unknown");
+	if (k->known) {
+		yajl_gen_integer(g, k->pid);
+		memz_json_double(g, (double)k->pss / MIB);
+		str_cell(g, verdict);
+	} else {
+		nulls(g, 3);
+	}
+	yajl_gen_integer(g, k->sure);
+	memz_nd_row_options(g, "critical");
+	yajl_gen_array_close(g);
+}
+
+int memz_nd_view_oom(yajl_gen g, const struct memz_nd_fctx *ctx,
+		     const struct memz_nd_args *a)
+{
+	const struct memz_snapshot *s = ctx->snap;
+	const struct memz_oom_view *o = s ? &s->oom : NULL;
+	double max[O_N + 1];
+
+	for (size_t i = 0; i <= O_N; i++)
+		max[i] = NAN;
+	max[O_AVAIL] = max[O_PSS] = 0;
+	for (size_t i = 0; o && i < o->n_scopes; i++)
+		max[O_AVAIL] = fmax(max[O_AVAIL],
+				    (double)o->scope[i].available / MIB);
+	for (size_t i = 0; o && i < o->n_kills; i++)
+		max[O_PSS] = fmax(max[O_PSS], (double)o->kill[i].pss / MIB);
+	memz_nd_table_head(g, 200, ctx->update_every,
+	     "Time to OOM per scope (the machine and each memory-limited cgroup), from the leak suspects' growth, and the last OOM kills with the process each took");
+	memz_nd_table_columns(g, oom_cols, O_N + 1, max);
+	memz_json_str(g, "data");
+	yajl_gen_array_open(g);
+	for (size_t i = 0; !a->info && o && i < o->n_scopes; i++)
+		oom_scope_row(g, &o->scope[i]);
+	for (size_t i = 0; !a->info && o && i < o->n_kills; i++)
+		oom_kill_row(g, &o->kill[i], i, s->t);
+	yajl_gen_array_close(g);
+	memz_nd_table_tail(g, "TimeToOOM", ctx->update_every);
+	return 200;
+}
