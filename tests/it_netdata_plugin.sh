@@ -37,6 +37,9 @@ done
 	printf 'FUNCTION uuid-self 10 "memz-inspect %s"\n' "$$"
 	printf 'FUNCTION uuid-bad 10 "memz-inspect 12ab"\n'
 	printf 'FUNCTION uuid-gone 10 "memz-inspect pid:2147483647"\n'
+	printf 'FUNCTION uuid-procs 10 "memz-top processes"\n'
+	printf 'FUNCTION uuid-oom 10 "memz-oom"\n'
+	printf 'FUNCTION uuid-arg 10 "memz-top bogus"\n'
 	# a call split across two writes must still be read whole
 	printf 'FUNCTION uuid-split 10 "memz-'
 	sleep 0.3
@@ -73,7 +76,7 @@ for row in top["data"]:
     assert len(row) == len(cols), row
     assert isinstance(row[ix["Group"]], str) and row[ix["PSS"]] >= 0
     assert isinstance(row[ix["Leak"]], bool)
-    assert row[ix["rowOptions"]]["rowOptions"]["severity"] in ("normal", "warning")
+    assert row[ix["rowOptions"]]["rowOptions"]["severity"] in ("normal", "warning", "critical")
 pss = [r[ix["PSS"]] for r in top["data"]]
 assert pss == sorted(pss, reverse=True), "memz-top not sorted by PSS"
 print("memz-top: %d groups, largest %.1f MiB" % (len(pss), pss[0]))
@@ -98,6 +101,22 @@ expect("uuid-none", 404)
 expect("uuid-bad", 400)
 expect("uuid-gone", 404)
 expect("uuid-split", 200)
+procs = expect("uuid-procs", 200)
+ix = {k: v["index"] for k, v in procs["columns"].items()}
+assert procs["columns"]["PID"]["unique_key"], procs["columns"]["PID"]
+assert 0 < len(procs["data"]) <= 500
+pss = [r[ix["PSS"]] for r in procs["data"]]
+assert pss == sorted(pss, reverse=True), "memz-top processes not sorted by PSS"
+assert all(isinstance(r[ix["Estimated"]], bool) and r[ix["PID"]] > 0 for r in procs["data"])
+print("memz-top processes: %d processes, largest %.1f MiB" % (len(pss), pss[0]))
+oom = expect("uuid-oom", 200)
+ix = {k: v["index"] for k, v in oom["columns"].items()}
+first = oom["data"][0]
+assert first[ix["Row"]] == "machine" and first[ix["Kind"]] == "forecast", first
+assert first[ix["Available"]] > 0, first
+print("memz-oom: %d rows, machine has %.0f MiB available" % (len(oom["data"]), first[ix["Available"]]))
+bad = expect("uuid-arg", 400)
+assert "'bogus'" in bad["error_message"], bad
 EOF
 
 # 2. config: the user dir wins over the stock dir; a bad setting names
@@ -294,6 +313,8 @@ for v in v1.37.1 v2.8.1; do
 		printf 'FUNCTION v-topinfo 10 "memz-top info" "0x13" "method=api"\n'
 		printf 'FUNCTION v-top 10 "memz-top" "0x13" "method=api"\n'
 		printf 'FUNCTION v-pid 10 "memz-inspect pid:%s after:-600" "0x13" "method=api"\n' "$$"
+		printf 'FUNCTION v-oom 10 "memz-oom" "0x13" "method=api"\n'
+		printf 'FUNCTION v-procs 10 "memz-top view:processes after:-600" "0x13" "method=api"\n'
 		printf 'FUNCTION v-info 10 "memz-inspect info" "0x13" "method=api"\n'
 		nd_wait_grep "$T/v$v.out" 'FUNCTION_RESULT_BEGIN v-info' 10
 	} | NETDATA_VERSION=$v "$PLUGIN" 1 > "$T/v$v.out" 2>/dev/null &
@@ -313,7 +334,7 @@ for i in range(0, len(lines) - 1, 2):
     if len(head) != 3:
         break
     res[head[0]] = (int(head[1]), json.loads(lines[i + 1]))
-for tx in ("v-topinfo", "v-top", "v-pid", "v-info"):
+for tx in ("v-topinfo", "v-top", "v-pid", "v-info", "v-oom", "v-procs"):
     assert res[tx][0] == 200 and res[tx][1]["type"] == "table", (tx, res[tx])
 assert res["v-topinfo"][1]["data"] == [] and res["v-info"][1]["data"] == []
 assert len(res["v-top"][1]["data"]) > 0
@@ -321,6 +342,7 @@ assert res["v-pid"][1]["process"]["pid"] == int(sys.argv[2])
 rp = res["v-info"][1]["required_params"][0]
 assert rp["id"] == "pid" and rp["type"] == "select" and rp["options"], rp
 EOF
+	grep -q '^FUNCTION GLOBAL "memz-oom" 10 ".*" "top" 0x13 22$' "$T/v$v.out" &&
 	grep -q '^FUNCTION GLOBAL "memz-top" 10 ".*" "top" 0x13 20$' "$T/v$v.out" ||
 		nd_fail "$v: registration without tags and access"
 done
