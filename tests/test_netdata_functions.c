@@ -725,6 +725,28 @@ static void test_oom(void)
 	out_close(&o);
 }
 
+/* The checker holds the tables to 2.x's row identity: two groups of one
+ * name would be one row to the UI, so such output is refused. */
+static void test_checker_unique_key(void)
+{
+	struct world w;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	struct ndc *c = ndc_new();
+
+	world_init(&w);
+	w.g[2].name = "app";
+	f = open_memstream(&buf, &len);
+	CHECK(f && c);
+	CHECK_INT(memz_nd_answer(f, "dup", "memz-top", &w.ctx), 0);
+	fclose(f);
+	CHECK(ndc_feed(c, buf, len) || ndc_error(c));
+	CHECK(ndc_error(c) && strstr(ndc_error(c), "unique key") != NULL);
+	ndc_free(c);
+	free(buf);
+}
+
 /* Feed text to the reader through a non-blocking pipe. */
 static int feed(struct memz_nd_input *in, struct out *o,
 		const struct memz_nd_fctx *ctx, const char *text, double now)
@@ -921,6 +943,7 @@ int main(void)
 	test_processes();
 	test_processes_cap();
 	test_oom();
+	test_checker_unique_key();
 	test_input_forms();
 	test_flood();
 	test_paths();

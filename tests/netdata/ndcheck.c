@@ -533,6 +533,44 @@ static int check_params(struct ndc *c, yajl_val rp)
 	return 0;
 }
 
+static bool same_cell(yajl_val a, yajl_val b)
+{
+	if (YAJL_IS_STRING(a) && YAJL_IS_STRING(b))
+		return !strcmp(sval(a), sval(b));
+	if (YAJL_IS_NUMBER(a) && YAJL_IS_NUMBER(b))
+		return YAJL_GET_DOUBLE(a) == YAJL_GET_DOUBLE(b);
+	return false;
+}
+
+/* 2.x's UI tells rows apart by the one unique_key column: two rows with
+ * the same key, or a row without one, are one row to it. */
+static int check_unique_key(struct ndc *c, yajl_val cols, yajl_val data)
+{
+	long long key = -1;
+
+	for (size_t i = 0; i < cols->u.object.len; i++) {
+		yajl_val col = cols->u.object.values[i];
+
+		if (!YAJL_IS_TRUE(get(col, "unique_key")))
+			continue;
+		if (key >= 0)
+			return fail(c, "table with two unique_key columns");
+		key = YAJL_GET_INTEGER(get(col, "index"));
+	}
+	if (key < 0)
+		return fail(c, "table without a unique_key column");
+	for (size_t r = 0; r < data->u.array.len; r++) {
+		yajl_val a = data->u.array.values[r]->u.array.values[key];
+
+		if (YAJL_IS_NULL(a))
+			return fail(c, "row %zu without its unique key", r);
+		for (size_t q = 0; q < r; q++)
+			if (same_cell(a, data->u.array.values[q]->u.array.values[key]))
+				return fail(c, "rows %zu and %zu share their unique key", q, r);
+	}
+	return 0;
+}
+
 /* netdata 2.x's table format (apps.plugin's processes is the model). */
 static int check_table(struct ndc *c, yajl_val t, int status)
 {
@@ -579,6 +617,8 @@ static int check_table(struct ndc *c, yajl_val t, int status)
 			rc = check_cell(c, r, i, types[i],
 					row->u.array.values[i]);
 	}
+	if (!rc)
+		rc = check_unique_key(c, cols, data);
 	free(types);
 	free(seen);
 	return rc;
