@@ -376,6 +376,7 @@ static void test_top_cgroup_parts(void)
 	world_init(&w);
 	memset(&cg, 0, sizeof cg);
 	cg.path = "/system.slice/nginx.service";
+	snprintf(cg.n.name, sizeof cg.n.name, "nginx.service");
 	cg.has_mem = true;
 	cg.mem.version = 2;
 	cg.mem.limited = true;
@@ -416,6 +417,8 @@ static void test_top_cgroup_parts(void)
 	CHECK_STR(col_str(t, "TimeToOOM", "type"), "duration");
 	r = row_of(t, "Group", "leaky");
 	CHECK_INT(r, 1);
+	CHECK(col_visible(t, "Cgroup"));
+	CHECK_STR(sv(cell(t, r, col_index(t, "Cgroup"))), "nginx.service");
 	CHECK_NEAR(num(cell(t, r, col_index(t, "CgroupUsage"))), 6.0, 1e-9);
 	CHECK_NEAR(num(cell(t, r, col_index(t, "CgroupLimit"))), 8.0, 1e-9);
 	CHECK_NEAR(num(cell(t, r, col_index(t, "TimeToOOM"))), 8.0, 1e-9);
@@ -449,6 +452,7 @@ static void test_top_cgroup_parts(void)
 	out_check(&o);
 	t = parse(res(&o, "c-3"));
 	CHECK(!col_visible(t, "CgroupUsage"));
+	CHECK(!col_visible(t, "Cgroup"));
 	CHECK(!col_visible(t, "TimeToOOM"));
 	CHECK(col_visible(t, "LeakParts"));
 	CHECK(YAJL_IS_NULL(cell(t, 1, col_index(t, "TimeToOOM"))));

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "memz/cgroup.h"
 #include "memz/inspect.h"
 #include "memz/json.h"
 #include "memz/privilege.h"
@@ -171,7 +172,7 @@ static void view_param(yajl_gen g, bool processes)
 }
 
 enum { T_GROUP, T_PSS, T_USS, T_SWAP, T_GROWTH, T_LEAK, T_CONF, T_SINCE,
-       T_PROCS, T_CGUSAGE, T_CGLIMIT, T_TTO, T_PARTS, T_N };
+       T_PROCS, T_CGNAME, T_CGUSAGE, T_CGLIMIT, T_TTO, T_PARTS, T_N };
 
 static const struct memz_nd_col top_cols[T_N + 1] = {
 	{ "Group", "Process group", "string", "value", "none", "", 0,
@@ -194,6 +195,9 @@ static const struct memz_nd_col top_cols[T_N + 1] = {
 	{ "Processes", "Processes in the group", "integer", "value", "number",
 	  "", 0, "descending", "sum", "range", true, false, false },
 	/* shown under GroupBy cgroup only: no other group has a cgroup */
+	{ "Cgroup", "What an operator calls the cgroup (unit, container, pod)",
+	  "string", "value", "none", "", 0, "ascending", "count",
+	  "multiselect", false, false, false },
 	{ "CgroupUsage", "The cgroup's own memory usage (page cache included)",
 	  "bar-with-integer", "bar", "number", "MiB", 1, "descending", "sum",
 	  "range", false, false, false },
@@ -235,8 +239,8 @@ static void top_groups(yajl_gen g, const struct memz_nd_fctx *ctx, bool info)
 				      memz_series_value(usage, gr) / MIB);
 		by_cgroup |= gr->cgroup != NULL;
 	}
-	cols[T_CGUSAGE].visible = cols[T_CGLIMIT].visible =
-		cols[T_TTO].visible = by_cgroup;
+	cols[T_CGNAME].visible = cols[T_CGUSAGE].visible =
+		cols[T_CGLIMIT].visible = cols[T_TTO].visible = by_cgroup;
 	resolve_parts(ctx->parts, s, found);
 	memz_nd_table_head(g, 200, ctx->update_every,
 	     "Process groups by proportional set size, with memz's leak verdicts and what a leak is made of; a suspect's row is highlighted, one whose cgroup runs out of memory under OomWarn more so");
@@ -260,6 +264,7 @@ static void top_groups(yajl_gen g, const struct memz_nd_fctx *ctx, bool info)
 		yajl_gen_integer(g, v->confidence);
 		since_cell(g, v, s->t);
 		yajl_gen_integer(g, gr->members);
+		str_cell(g, gr->cgroup ? gr->cgroup->n.name : NULL);
 		series_cell(g, usage, gr, MIB);
 		series_cell(g, limit, gr, MIB);
 		series_cell(g, tto, sc, 1);

@@ -1,17 +1,12 @@
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <yajl/yajl_gen.h>
 
-#include "memz/inspect.h"
-#include "memz/json.h"
-#include "memz/privilege.h"
 #include "memz/procfs.h"
 #include "memz/sanitize.h"
-#include "memz/smapscat.h"
 #include "fnviews.h"
 #include "functions.h"
 #include "ndtable.h"
