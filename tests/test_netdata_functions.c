@@ -410,6 +410,8 @@ static void test_top_cgroup_parts(void)
 
 	out_open(&o);
 	CHECK_INT(memz_nd_answer(o.f, "c-top", "memz-top", &w.ctx), 0);
+	CHECK_INT(memz_nd_answer(o.f, "c-inspect", "memz-inspect pid:200", &w.ctx), 0);
+	CHECK_INT(memz_nd_answer(o.f, "c-inspect-other", "memz-inspect pid:300", &w.ctx), 0);
 	out_check(&o);
 	t = parse(res(&o, "c-top"));
 	CHECK(col_visible(t, "CgroupUsage"));
@@ -425,6 +427,17 @@ static void test_top_cgroup_parts(void)
 	CHECK_STR(sv(cell(t, r, col_index(t, "LeakParts"))),
 		  "heap +12.0 MiB, other anonymous +3.5 MiB");
 	CHECK_STR(severity(t, r), "critical");
+	yajl_tree_free(t);
+	/* memz-inspect of the process read says it too */
+	t = parse(res(&o, "c-inspect"));
+	CHECK_INT(res(&o, "c-inspect")->status, 200);
+	CHECK_STR(sv(at(t, "process", "leak_parts")),
+		  "heap +12.0 MiB, other anonymous +3.5 MiB");
+	yajl_tree_free(t);
+	t = parse(res(&o, "c-inspect-other"));
+	CHECK(at(t, "process", "leak_parts") == NULL);
+	yajl_tree_free(t);
+	t = parse(res(&o, "c-top"));
 	/* a group without a cgroup has none of the three */
 	r = row_of(t, "Group", "app");
 	CHECK(YAJL_IS_NULL(cell(t, r, col_index(t, "CgroupUsage"))));

@@ -489,8 +489,12 @@ static void cat_row(yajl_gen g, const char *kind, const struct memz_catsum *c,
 	yajl_gen_array_close(g);
 }
 
-static void process_facts(yajl_gen g, const struct memz_proc *p)
+static void process_facts(yajl_gen g, const struct memz_proc *p,
+			  const struct memz_nd_fctx *ctx)
 {
+	const struct memz_proc *found[MEMZ_ND_PARTS_MAX];
+	const char *parts;
+
 	const struct memz_rollup *m = &p->mem;
 	const struct memz_verdict *v = &p->det.verdict;
 	const char *gname = p->group && p->group->name ? p->group->name : "";
@@ -520,6 +524,10 @@ static void process_facts(yajl_gen g, const struct memz_proc *p)
 	memz_json_kv_bool(g, "leak", v->leak);
 	memz_json_str(g, "confidence");
 	yajl_gen_integer(g, v->confidence);
+	/* the finding the verdict it was read for still stands on */
+	resolve_parts(ctx->parts, ctx->snap, found);
+	if ((parts = proc_parts(ctx->parts, found, p)))
+		memz_json_kv_str(g, "leak_parts", parts);
 	yajl_gen_map_close(g);
 }
 
@@ -553,7 +561,7 @@ static void inspect(yajl_gen g, const struct memz_proc *p,
 	     "Memory of one process by mapping kind, from its smaps");
 	required_pid(g, choices, n_choices);
 	if (p)
-		process_facts(g, p);
+		process_facts(g, p, ctx);
 	if (p && rc) {
 		char why[160];
 		snprintf(why, sizeof why, "cannot read %s of %d: %s",
