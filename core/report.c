@@ -211,14 +211,12 @@ static const struct memz_series oom[] = {
 };
 
 const struct memz_oom_scope *
-memz_report_group_scope(const struct memz_oom_view *o,
-			const struct memz_group *g)
+memz_report_scope_of(const struct memz_oom_view *o, const char *cg)
 {
 	const struct memz_oom_scope *best = NULL;
 	size_t best_len = 0;
-	const char *cg;
 
-	if (!g->cgroup || !(cg = g->cgroup->path))
+	if (!cg)
 		return NULL;
 	for (size_t i = 1; i < o->n_scopes; i++) {
 		const char *path = o->scope[i].path;

@@ -523,6 +523,10 @@ static void test_processes(void)
 	yajl_val t;
 
 	world_init(&w);
+	w.snap.oom.n_scopes = 2;
+	snprintf(w.snap.oom.scope[1].path, MEMZ_OOM_PATH_MAX, "/box");
+	w.snap.oom.scope[1].seconds = 42;
+	w.p[1].memcg = "/box/leaky";
 	w.p[3].estimated = true;
 	w.p[3].mem.swap = 2 * MIB;
 	w.p[1].det.verdict.leak = true;
@@ -563,6 +567,10 @@ static void test_processes(void)
 		CHECK_INT(num(cell(t, 2, col_index(t, "Since"))), 30);
 		CHECK_STR(severity(t, 2), "warning");
 		CHECK_STR(severity(t, 0), "normal");
+		/* its memory cgroup's forecast; none outside a watched one */
+		CHECK(col_visible(t, "TimeToOOM"));
+		CHECK_NEAR(num(cell(t, 2, col_index(t, "TimeToOOM"))), 42.0, 1e-9);
+		CHECK(YAJL_IS_NULL(cell(t, 0, col_index(t, "TimeToOOM"))));
 		yajl_tree_free(t);
 	}
 	t = parse(res(&o, "p-app"));

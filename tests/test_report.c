@@ -9,7 +9,6 @@
 
 #include "check.h"
 #include "counting_alloc.h"
-#include "memz/cgroup.h"
 #include "memz/report.h"
 
 #define NG (MEMZ_REPORT_MAX_GROUPS + 50) /* room past the cap */
@@ -405,14 +404,12 @@ static void test_oom_series(void)
 				&(struct memz_group){ .pss = 0 }));
 }
 
-/* A group's scope is the deepest watched cgroup holding its cgroup, by
- * whole path components; the machine's scope is never a group's. */
-static void test_group_scope(void)
+/* The scope of a cgroup path is the deepest watched cgroup holding it,
+ * by whole path components; the machine's scope is never one. */
+static void test_scope_of(void)
 {
 	static const char *const paths[] = { "", "/a", "/a/b", "/ab" };
 	struct memz_oom_view *o = calloc(1, sizeof *o);
-	struct memz_cgroup cg = { .path = "/a/b/c" };
-	struct memz_group g = { .cgroup = &cg };
 
 	CHECK(o != NULL);
 	if (!o)
@@ -420,19 +417,14 @@ static void test_group_scope(void)
 	o->n_scopes = 4;
 	for (int i = 0; i < 4; i++)
 		snprintf(o->scope[i].path, sizeof o->scope[i].path, "%s", paths[i]);
-	CHECK(memz_report_group_scope(o, &g) == &o->scope[2]);
-	cg.path = "/a/b";
-	CHECK(memz_report_group_scope(o, &g) == &o->scope[2]);
-	cg.path = "/a/bc";
-	CHECK(memz_report_group_scope(o, &g) == &o->scope[1]);
-	cg.path = "/ab/x";
-	CHECK(memz_report_group_scope(o, &g) == &o->scope[3]);
-	cg.path = "/abc";
-	CHECK(memz_report_group_scope(o, &g) == NULL);
-	cg.path = "/x";
-	CHECK(memz_report_group_scope(o, &g) == NULL);
-	g.cgroup = NULL;
-	CHECK(memz_report_group_scope(o, &g) == NULL);
+	CHECK(memz_report_scope_of(o, "/a/b/c") == &o->scope[2]);
+	CHECK(memz_report_scope_of(o, "/a/b") == &o->scope[2]);
+	CHECK(memz_report_scope_of(o, "/a/bc") == &o->scope[1]);
+	CHECK(memz_report_scope_of(o, "/ab/x") == &o->scope[3]);
+	CHECK(memz_report_scope_of(o, "/abc") == NULL);
+	CHECK(memz_report_scope_of(o, "/x") == NULL);
+	CHECK(memz_report_scope_of(o, "/") == NULL);
+	CHECK(memz_report_scope_of(o, NULL) == NULL);
 	free(o);
 }
 
@@ -440,7 +432,7 @@ int main(void)
 {
 	test_tables();
 	test_oom_series();
-	test_group_scope();
+	test_scope_of();
 	test_published_set();
 	test_published_cap();
 	test_cap();

@@ -141,13 +141,14 @@ extern const struct memz_series_table memz_series_counts;
  * available, the growth it rests on, its confidence, the kills counted. */
 extern const struct memz_series_table memz_series_oom;
 
-/* The OOM scope whose forecast covers g: the deepest watched cgroup that
- * is g's cgroup or holds it (a scope's growth counts what is in it and
- * below it, oom.h). NULL when g has no cgroup (GroupBy is not cgroup, or
- * g is not published) or no watched cgroup holds it. */
+/* The OOM scope whose forecast covers what is in the cgroup at path: the
+ * deepest watched cgroup that is path or holds it (a scope's growth counts
+ * what is in it and below it, oom.h), never the machine's. NULL for a NULL
+ * path or when no watched cgroup holds it. A process's is that of its
+ * memory cgroup (memz_proc.memcg); a group's (GroupBy cgroup) that of its
+ * cgroup's path, which is the memory cgroup on a v2 machine only. */
 const struct memz_oom_scope *
-memz_report_group_scope(const struct memz_oom_view *o,
-			const struct memz_group *g);
+memz_report_scope_of(const struct memz_oom_view *o, const char *path);
 
 /* Whether s has no value for obj (only MEMZ_SERIES_NONE series may). */
 bool memz_series_none(const struct memz_series *s, const void *obj);

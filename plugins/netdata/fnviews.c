@@ -251,8 +251,8 @@ static void top_groups(yajl_gen g, const struct memz_nd_fctx *ctx, bool info)
 	for (size_t i = 0; !info && s && i < s->view.n_groups; i++) {
 		const struct memz_group *gr = s->view.groups[i];
 		const struct memz_verdict *v = &gr->det.verdict;
-		const struct memz_oom_scope *sc =
-			memz_report_group_scope(&s->oom, gr);
+		const struct memz_oom_scope *sc = memz_report_scope_of(&s->oom,
+			gr->cgroup ? gr->cgroup->path : NULL);
 
 		yajl_gen_array_open(g);
 		str_cell(g, gr->name ? gr->name : "");
@@ -278,7 +278,7 @@ static void top_groups(yajl_gen g, const struct memz_nd_fctx *ctx, bool info)
 }
 
 enum { P_PID, P_NAME, P_GROUP, P_PSS, P_USS, P_SWAP, P_GROWTH, P_LEAK,
-       P_CONF, P_SINCE, P_EST, P_PARTS, P_N };
+       P_CONF, P_SINCE, P_EST, P_TTO, P_PARTS, P_N };
 
 static const struct memz_nd_col proc_cols[P_N + 1] = {
 	{ "PID", "Process id", "integer", "value", "none", "", 0,
@@ -305,6 +305,10 @@ static const struct memz_nd_col proc_cols[P_N + 1] = {
 	{ "Estimated", "PSS and USS estimated from status (RSS above ExactMaxRss: an upper bound, shared pages counted whole)",
 	  "boolean", "value", "none", "", 0, "descending", "count", "facet",
 	  true, false, false },
+	/* shown when a cgroup is watched: the machine's is memz-oom's */
+	{ "TimeToOOM", "Time until its memory cgroup runs out at the leaks' rate",
+	  "duration", "value", "duration", "s", 0, "ascending", "min", "range",
+	  false, false, false },
 	{ "LeakParts", "What the leak is made of (smaps categories that grew)",
 	  "string", "value", "none", "", 0, "ascending", "count", "none",
 	  true, false, false },
@@ -357,6 +361,8 @@ static int top_procs(yajl_gen g, const struct memz_nd_fctx *ctx,
 	const struct memz_snapshot *s = ctx->snap;
 	const struct memz_proc *found[MEMZ_ND_PARTS_MAX];
 	const struct memz_proc **v = NULL;
+	const struct memz_series *tto = series(&memz_series_oom, "time_to_oom");
+	struct memz_nd_col cols[P_N + 1];
 	double max[P_N + 1];
 	size_t n = 0;
 	char help[192];
@@ -381,9 +387,11 @@ static int top_procs(yajl_gen g, const struct memz_nd_fctx *ctx,
 	snprintf(help, sizeof help,
 		 "Processes by proportional set size (the largest %d), with memz's leak verdicts; Estimated: PSS read from status, not smaps_rollup",
 		 MEMZ_ND_PROCS_MAX);
+	memcpy(cols, proc_cols, sizeof cols);
+	cols[P_TTO].visible = s && s->oom.n_scopes > 1;
 	memz_nd_table_head(g, 200, ctx->update_every, help);
 	view_param(g, true);
-	memz_nd_table_columns(g, proc_cols, P_N + 1, max);
+	memz_nd_table_columns(g, cols, P_N + 1, max);
 	memz_json_str(g, "data");
 	yajl_gen_array_open(g);
 	for (size_t i = 0; i < n; i++) {
@@ -402,6 +410,7 @@ static int top_procs(yajl_gen g, const struct memz_nd_fctx *ctx,
 		yajl_gen_integer(g, vd->confidence);
 		since_cell(g, vd, s->t);
 		yajl_gen_bool(g, p->estimated);
+		series_cell(g, tto, memz_report_scope_of(&s->oom, p->memcg), 1);
 		str_cell(g, proc_parts(ctx->parts, found, p));
 		memz_nd_row_options(g, vd->leak ? "warning" : "normal");
 		yajl_gen_array_close(g);
