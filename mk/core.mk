@@ -11,6 +11,7 @@ libmemz_la_SOURCES += \
 	include/memz/pidfiles.h core/pidfiles.c \
 	include/memz/cgroup.h core/cgroup.c \
 	include/memz/smapscat.h core/smapscat.c \
+	include/memz/pagemap.h core/pagemap.c \
 	include/memz/inspect.h core/inspect.c \
 	include/memz/leakparts.h core/leakparts.c \
 	include/memz/detector.h core/detector.c \
@@ -153,3 +154,9 @@ UNIT_TESTS += tests/test_oom
 check_PROGRAMS += tests/test_oom
 tests_test_oom_SOURCES = tests/test_oom.c tests/check.h
 tests_test_oom_LDADD = libmemz.la
+
+UNIT_TESTS += tests/test_pagemap
+check_PROGRAMS += tests/test_pagemap
+tests_test_pagemap_SOURCES = tests/test_pagemap.c tests/check.h
+tests_test_pagemap_CPPFLAGS = $(CORE_FIXTURES_CPPFLAGS)
+tests_test_pagemap_LDADD = libmemz.la

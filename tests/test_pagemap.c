@@ -1,0 +1,403 @@
+/*
+ * test_pagemap.c - the pagemap walk over fixture maps and a pagemap the
+ * test writes (tests/fixtures/pagemap/), bounded steps, malformed maps,
+ * the PSS estimate, and a live process whose smaps_rollup PSS must lie
+ * within the estimate's stated error.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "memz/pagemap.h"
+#include "memz/procfs.h"
+#include "memz/readbuf.h"
+
+#define PG 4096u
+#define P MEMZ_PAGEMAP_PRESENT
+#define X MEMZ_PAGEMAP_EXCLUSIVE
+#define F MEMZ_PAGEMAP_FILE
+#define SW MEMZ_PAGEMAP_SWAPPED
+#define MiB (1024u * 1024u)
+
+static struct memz_pagemap_walk walk; /* 68 KiB: not on the stack */
+static char tmpdir[] = "/tmp/test_pagemap.XXXXXX";
+
+static void put(int fd, uint64_t addr, unsigned pages, uint64_t e)
+{
+	for (unsigned i = 0; i < pages; i++)
+		CHECK_INT(pwrite(fd, &e, sizeof e,
+				 (off_t)((addr / PG + i) * sizeof e)),
+			  (long)sizeof e);
+}
+
+/* The pagemap tests/fixtures/README describes for pagemap/maps. */
+static int fixture_pagemap(void)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof path, "%s/pagemap", tmpdir);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0);
+	if (fd < 0)
+		return -1;
+	put(fd, 0x400000, 6, P | F | X);
+	put(fd, 0x406000, 4, P | F);
+	put(fd, 0x410000, 4, P | X);
+	put(fd, 0x414000, 2, SW);
+	put(fd, 0x420000, 32, P | X);
+	put(fd, 0x440000, 50, P | X);
+	put(fd, 0x480000 - 5 * PG, 5, P);
+	put(fd, 0x10000000, 16, P | F);
+	return fd;
+}
+
+static int open_text(const char *name, const char *text)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof path, "%s/%s", tmpdir, name);
+	fd = open(path, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0);
+	if (fd >= 0) {
+		CHECK_INT(write(fd, text, strlen(text)), (long)strlen(text));
+		lseek(fd, 0, SEEK_SET);
+	}
+	return fd;
+}
+
+static void check_fixture_counts(const struct memz_pagemap_counts *c)
+{
+	CHECK_U64(c->present, 85);
+	CHECK_U64(c->exclusive, 60);
+	CHECK_U64(c->file, 26);
+	CHECK_U64(c->swapped, 2);
+}
+
+/* One step with room for everything reads the whole fixture; the guard
+ * mapping's entries are not counted and [vsyscall], beyond the file, ends
+ * the walk quietly. */
+static void fixture_whole(int pm)
+{
+	int maps = open(MEMZ_FIXTURES "/pagemap/maps", O_RDONLY);
+
+	CHECK(maps >= 0);
+	memz_pagemap_begin(&walk, maps, pm, PG);
+	CHECK_INT(memz_pagemap_step(&walk, 1u << 30), 1);
+	check_fixture_counts(&walk.c);
+	close(maps);
+}
+
+/* Small steps: each reads at most its allowance (a read counting
+ * MEMZ_PAGEMAP_CALL_COST at least), and together they count what one
+ * step does. */
+static void fixture_steps(int pm)
+{
+	int maps = open(MEMZ_FIXTURES "/pagemap/maps", O_RDONLY);
+	int steps = 0, rc;
+	uint64_t before = 0;
+
+	CHECK(maps >= 0);
+	memz_pagemap_begin(&walk, maps, pm, PG);
+	do {
+		rc = memz_pagemap_step(&walk, 1);
+		steps++;
+		/* a step of allowance 1 makes at most one maps read and
+		 * one pagemap read, of MEMZ_PAGEMAP_CALL_COST entries */
+		CHECK(walk.c.present - before <= MEMZ_PAGEMAP_CALL_COST);
+		before = walk.c.present;
+	} while (rc == 0 && steps < 1000);
+	CHECK_INT(rc, 1);
+	/* 5 mappings with entries, each its own step */
+	CHECK(steps >= 5);
+	check_fixture_counts(&walk.c);
+	close(maps);
+
+	/* a larger allowance still stops and resumes inside the walk */
+	maps = open(MEMZ_FIXTURES "/pagemap/maps", O_RDONLY);
+	memz_pagemap_begin(&walk, maps, pm, PG);
+	CHECK_INT(memz_pagemap_step(&walk, MEMZ_PAGEMAP_CALL_COST * 3), 0);
+	CHECK(walk.next > 0);
+	while ((rc = memz_pagemap_step(&walk, MEMZ_PAGEMAP_CALL_COST * 3)) == 0)
+		;
+	CHECK_INT(rc, 1);
+	check_fixture_counts(&walk.c);
+	close(maps);
+}
+
+static void one_bad(int pm, const char *text, const char *why_part)
+{
+	int maps = open_text("maps", text);
+
+	memz_pagemap_begin(&walk, maps, pm, PG);
+	CHECK_INT(memz_pagemap_step(&walk, 1u << 20), -EINVAL);
+	CHECK(walk.why && strstr(walk.why, why_part));
+	if (!walk.why || !strstr(walk.why, why_part))
+		fprintf(stderr, "  for %s: why %s\n", text,
+			walk.why ? walk.why : "(null)");
+	close(maps);
+}
+
+/* Every malformed line is refused with its reason, whatever came before. */
+static void malformed(int pm)
+{
+	static const char good[] =
+		"00400000-00410000 r-xp 00000000 fd:01 1234 /usr/bin/big\n";
+	char text[512];
+
+	one_bad(pm, "00400000 r-xp 00000000 fd:01 1234 /x\n", "range");
+	one_bad(pm, "0040000g-00410000 r-xp 00000000 fd:01 1234 /x\n", "range");
+	one_bad(pm, "00410000-00400000 r-xp 00000000 fd:01 1234 /x\n", "empty");
+	one_bad(pm, "00400000-00400000 r-xp 00000000 fd:01 1234 /x\n", "empty");
+	one_bad(pm, "00400100-00410000 r-xp 00000000 fd:01 1234 /x\n", "aligned");
+	one_bad(pm, "00400000-00410000 rwxq 00000000 fd:01 1234 /x\n", "permissions");
+	one_bad(pm, "00400000-00410000 r-x 00000000 fd:01 1234 /x\n", "permissions");
+	one_bad(pm, "00400000-00410000 r-xp 0000000z fd:01 1234 /x\n", "device");
+	one_bad(pm, "00400000-00410000 r-xp 00000000 fd01 1234 /x\n", "device");
+	one_bad(pm, "00400000-00410000 r-xp 00000000 fd:01 /x\n", "inode");
+	one_bad(pm, "00400000-00410000 r-xp 00000000 fd:01 12a4 /x\n", "inode");
+	one_bad(pm, "00400000-0000000000000000410000 r-xp 0 0:0 0\n", "range");
+	snprintf(text, sizeof text, "%s%s", good, "00410000-00420000 rw-p 0");
+	one_bad(pm, text, "inside a line");
+	snprintf(text, sizeof text, "%s%s", good, "garbage\n");
+	one_bad(pm, text, "range");
+}
+
+/* A path longer than the line buffer: the line's fields are read from
+ * its start, the rest skipped, and the next line read as usual. */
+static void long_line(int pm)
+{
+	size_t n = 3 * sizeof walk.lines;
+	char *text = malloc(n + 256);
+	size_t off;
+	int maps;
+
+	CHECK(text != NULL);
+	if (!text)
+		return;
+	off = (size_t)sprintf(text, "00400000-00410000 r-xp 00000000 fd:01 1234 /");
+	memset(text + off, 'a', n);
+	off += n;
+	sprintf(text + off, "\n00440000-00480000 rw-p 00000000 00:00 0 [heap]\n");
+	maps = open_text("maps", text);
+	memz_pagemap_begin(&walk, maps, pm, PG);
+	CHECK_INT(memz_pagemap_step(&walk, 1u << 20), 1);
+	CHECK_U64(walk.c.present, 10 + 55);
+	CHECK_U64(walk.c.exclusive, 6 + 50);
+	close(maps);
+	free(text);
+}
+
+static void estimate(void)
+{
+	struct memz_pss_estimate e;
+	struct memz_pagemap_counts c = { .present = 300, .exclusive = 200 };
+
+	/* 100 pages not exclusive: PSS in [uss, uss + 50 pages] */
+	memz_pagemap_estimate(300 * PG, 100 * PG, &e);
+	CHECK_U64(e.uss, 200 * PG);
+	CHECK_U64(e.pss, 225 * PG);
+	CHECK_U64(e.error, 25 * PG);
+	/* all exclusive: exact */
+	memz_pagemap_estimate(300 * PG, 0, &e);
+	CHECK_U64(e.pss, 300 * PG);
+	CHECK_U64(e.error, 0);
+	/* the process shrank below what was shared: all of it may be */
+	memz_pagemap_estimate(40 * PG, 100 * PG, &e);
+	CHECK_U64(e.uss, 0);
+	CHECK_U64(e.pss, 10 * PG);
+	CHECK_U64(e.error, 10 * PG);
+	/* the bound rounds up */
+	memz_pagemap_estimate(10, 5, &e);
+	CHECK_U64(e.pss, 6);
+	CHECK_U64(e.error, 2);
+
+	/* shared: zero pages are present but not resident for status, so
+	 * status's resident bounds it; growth during the walk is in
+	 * status's figure but not the walk's, which then bounds it */
+	CHECK_U64(memz_pagemap_shared(&c, PG, 250 * PG), 50 * PG);
+	CHECK_U64(memz_pagemap_shared(&c, PG, 400 * PG), 100 * PG);
+	CHECK_U64(memz_pagemap_shared(&c, PG, 150 * PG), 0);
+}
+
+/* The live process: 64 MiB private and touched, 16 MiB shared with a
+ * forked sibling (forked before the private mapping exists, so that stays
+ * exclusive), and 8 MiB only read: zero pages, present for pagemap, not
+ * resident for status or smaps. */
+static pid_t spawn_child(int *ready, int *hold)
+{
+	int r[2], h[2];
+	pid_t pid;
+
+	if (pipe(r) || pipe(h))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		size_t sh = 16 * MiB, pr = 64 * MiB, z = 8 * MiB;
+		char *s = mmap(NULL, sh, PROT_READ | PROT_WRITE,
+			       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+		char *p, *zp, ch;
+		int sr[2];
+		volatile char sum = 0;
+		pid_t sib;
+
+		close(r[0]);
+		close(h[1]);
+		if (s == MAP_FAILED)
+			_exit(1);
+		memset(s, 1, sh);
+		if (pipe(sr))
+			_exit(1);
+		sib = fork();
+		if (sib == 0) {
+			/* fork copies no page tables of a shared mapping:
+			 * the sibling maps the pages by touching them */
+			for (size_t i = 0; i < sh; i += PG)
+				sum += s[i];
+			if (write(sr[1], "s", 1) != 1)
+				_exit(1);
+			while (read(h[0], &ch, 1) > 0)
+				;
+			_exit(sum);
+		}
+		if (read(sr[0], &ch, 1) != 1)
+			_exit(1);
+		p = mmap(NULL, pr, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		zp = mmap(NULL, z, PROT_READ | PROT_WRITE,
+			  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (p == MAP_FAILED || zp == MAP_FAILED)
+			_exit(1);
+		madvise(zp, z, MADV_NOHUGEPAGE);
+		memset(p, 2, pr);
+		for (size_t i = 0; i < z; i += PG)
+			sum += zp[i];
+		if (write(r[1], "r", 1) != 1)
+			_exit(1);
+		while (read(h[0], &ch, 1) > 0)
+			;
+		kill(sib, SIGKILL);
+		waitpid(sib, NULL, 0);
+		_exit(sum);
+	}
+	close(r[1]);
+	close(h[0]);
+	*ready = r[0];
+	*hold = h[1];
+	return pid;
+}
+
+static int open_pid(pid_t pid, const char *name)
+{
+	char path[64];
+
+	snprintf(path, sizeof path, "/proc/%d/%s", (int)pid, name);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+static void live(void)
+{
+	static char buf[8192];
+	int ready, hold, maps, pm, fd, rc, steps = 0;
+	uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE), rss, shared;
+	struct memz_pstatus st;
+	struct memz_rollup roll;
+	struct memz_pss_estimate e;
+	size_t len;
+	char ch;
+	pid_t pid = spawn_child(&ready, &hold);
+
+	CHECK(pid > 0);
+	if (pid <= 0)
+		return;
+	CHECK_INT(read(ready, &ch, 1), 1);
+	maps = open_pid(pid, "maps");
+	pm = open_pid(pid, "pagemap");
+	CHECK(maps >= 0 && pm >= 0);
+	memz_pagemap_begin(&walk, maps, pm, page);
+	/* 16 MiB of address space a step, as a cycle would */
+	while ((rc = memz_pagemap_step(&walk, 4096)) == 0)
+		steps++;
+	CHECK_INT(rc, 1);
+	CHECK(steps >= 5);
+
+	fd = open_pid(pid, "status");
+	CHECK_INT(memz_pread_file(fd, buf, sizeof buf, &len), 0);
+	CHECK_INT(memz_parse_status(buf, len, &st), 0);
+	close(fd);
+	fd = open_pid(pid, "smaps_rollup");
+	CHECK_INT(memz_pread_file(fd, buf, sizeof buf, &len), 0);
+	CHECK_INT(memz_parse_rollup(buf, len, &roll), 0);
+	close(fd);
+
+	rss = st.rss_anon + st.rss_file + st.rss_shmem;
+	shared = memz_pagemap_shared(&walk.c, page, rss);
+	memz_pagemap_estimate(rss, shared, &e);
+	fprintf(stderr,
+		"live: present %llu exclusive %llu pages; status rss %llu kB; "
+		"estimate pss %llu +- %llu kB, smaps_rollup pss %llu kB\n",
+		(unsigned long long)walk.c.present,
+		(unsigned long long)walk.c.exclusive,
+		(unsigned long long)rss / 1024, (unsigned long long)e.pss / 1024,
+		(unsigned long long)e.error / 1024,
+		(unsigned long long)roll.pss / 1024);
+	/* the zero pages are present for pagemap, not for status */
+	CHECK(walk.c.present * page >= rss + 7 * MiB);
+	CHECK(e.uss >= 64 * MiB);
+	CHECK(shared >= 16 * MiB);
+	/* the stated bound holds (smaps truncates PSS to whole kB) */
+	CHECK(roll.pss + 1024 >= e.pss - e.error);
+	CHECK(roll.pss <= e.pss + e.error);
+	/* and is tight: a quarter of what is not the 64 MiB (the sibling's
+	 * 16, the libraries; under valgrind, its own) */
+	CHECK(e.error <= (rss - 64 * MiB) / 4 + PG);
+
+	/* after the process exits, a walk begun before is refused, not cut */
+	memz_pagemap_begin(&walk, maps, pm, page);
+	lseek(maps, 0, SEEK_SET);
+	close(hold);
+	waitpid(pid, NULL, 0);
+	rc = memz_pagemap_step(&walk, 1u << 30);
+	CHECK(rc == -ESRCH || rc == -ENOENT);
+	if (rc != -ESRCH && rc != -ENOENT)
+		fprintf(stderr, "live: walk of an exited process gave %d\n", rc);
+	close(maps);
+	close(pm);
+	close(ready);
+}
+
+int main(void)
+{
+	char path[64];
+	int pm;
+
+	if (!mkdtemp(tmpdir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	pm = fixture_pagemap();
+	if (pm >= 0) {
+		fixture_whole(pm);
+		fixture_steps(pm);
+		malformed(pm);
+		long_line(pm);
+		close(pm);
+	}
+	estimate();
+	live();
+	snprintf(path, sizeof path, "%s/pagemap", tmpdir);
+	unlink(path);
+	snprintf(path, sizeof path, "%s/maps", tmpdir);
+	unlink(path);
+	rmdir(tmpdir);
+	return check_status();
+}
