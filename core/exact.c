@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "memz/procfs.h"
 #include "memz/readbuf.h"
@@ -40,12 +41,42 @@ static bool too_big(const struct memz_sampler *s, const struct memz_proc *p)
 		       s->s.exact_max_rss;
 }
 
+/* Pagemap entries one read of a big process may walk: 256 MiB of address
+ * space, eight reads of MEMZ_PAGEMAP_CHUNK. The kernel takes the mmap lock
+ * per 2 MiB of it, so the step bounds the CPU a cycle spends, not the
+ * stall; an 8 GiB process is walked whole in 32 of its reads. */
+#define WALK_STEP_PAGES 65536
+/* What a step costs before one was measured: the kernel's pagemap walk
+ * of 256 MiB resident. */
+#define WALK_STEP_COST 2e-3
+
+static bool walks(const struct memz_sampler *s, const struct memz_proc *p)
+{
+	return s->walking && s->walk_p == p && s->walk_pid == p->pid &&
+	       s->walk_start == p->start;
+}
+
+/* A walk starts for a big process never walked, or walked (or refused)
+ * PssMaxAge ago, when no other walk is in progress. */
+static bool walk_due(const struct memz_sampler *s, const struct memz_proc *p)
+{
+	const struct mz_proc_entry *e = mz_pe(p);
+
+	return !s->walking &&
+	       ((!e->has_walk && e->walk_t == 0) ||
+		s->now - e->walk_t >= s->s.pss_max_age);
+}
+
 /* Before the first read, guess the cost from the resident size: the kernel
  * walks page tables at roughly 12 ms per GiB. */
 double mz_est_cost(const struct memz_sampler *s, const struct memz_proc *p)
 {
-	if (too_big(s, p))
-		return 20e-6;
+	if (too_big(s, p)) {
+		if (!walks(s, p) && !walk_due(s, p))
+			return 20e-6;
+		return mz_pe(p)->cost_s > 20e-6 ? mz_pe(p)->cost_s :
+						 20e-6 + WALK_STEP_COST;
+	}
 	if (mz_pe(p)->cost_s > 0)
 		return mz_pe(p)->cost_s;
 	return 20e-6 + (double)mz_pe(p)->statm_last.resident * (double)s->page_size *
@@ -91,6 +122,90 @@ static int read_exact(struct memz_sampler *s, struct memz_proc *p,
 		}
 	}
 	return rc ? rc : memz_parse_rollup(s->files.buf, len, r);
+}
+
+void mz_walk_release(struct memz_sampler *s)
+{
+	if (!s->walking)
+		return;
+	memz_pidfiles_close(&s->files, &s->walk.maps_fd);
+	memz_pidfiles_close(&s->files, &s->walk.pagemap_fd);
+	s->walking = false;
+	s->walk_p = NULL;
+}
+
+static void walk_begin(struct memz_sampler *s, struct memz_proc *p)
+{
+	int maps = memz_pidfiles_keep(&s->files, p->pid, "maps",
+				      s->files.fd_budget);
+	int pm = maps < 0 ? -1 :
+			    memz_pidfiles_keep(&s->files, p->pid, "pagemap",
+					       s->files.fd_budget);
+
+	if (pm < 0) {
+		memz_pidfiles_close(&s->files, &maps);
+		return; /* gone, or no fd to spare: tried again next read */
+	}
+	memz_pagemap_begin(&s->walk, maps, pm, s->page_size);
+	s->walking = true;
+	s->walk_p = p;
+	s->walk_pid = p->pid;
+	s->walk_start = p->start;
+}
+
+/* One bounded step of p's walk, begun if due. true when the walk
+ * completed: *shared then holds what it saw not mapped exclusively, with
+ * rss (status's, now) standing for the resident at its end. */
+static bool walk_step(struct memz_sampler *s, struct memz_proc *p,
+		      uint64_t rss, uint64_t *shared)
+{
+	int rc;
+
+	if (!walks(s, p)) {
+		if (!walk_due(s, p))
+			return false;
+		walk_begin(s, p);
+		if (!s->walking)
+			return false;
+	}
+	rc = memz_pagemap_step(&s->walk, WALK_STEP_PAGES);
+	s->st->pagemap_steps++;
+	if (rc == 0)
+		return false;
+	if (rc == 1) {
+		*shared = memz_pagemap_shared(&s->walk.c, s->page_size, rss);
+		s->st->pagemap_walks++;
+	} else if (rc == -EINVAL) {
+		snprintf(s->walk_why, sizeof s->walk_why, "%d/maps: %s", p->pid,
+			 s->walk.why ? s->walk.why : "malformed");
+		s->st->pagemap_refused = s->walk_why;
+		/* not walked again before PssMaxAge: the same maps would
+		 * be refused the same way */
+		mz_pe(p)->walk_t = s->now;
+	}
+	mz_walk_release(s);
+	return rc == 1;
+}
+
+/* PSS and USS of a big process from status's resident and its last walk
+ * (see table.h); *error the bound. */
+static void apply_walk(struct memz_rollup *r, const struct memz_pstatus *st,
+		       bool has_walk, uint64_t shared, uint64_t *error)
+{
+	struct memz_pss_estimate e;
+
+	if (!has_walk) {
+		r->pss = r->rss;
+		r->private_clean = 0;
+		r->private_dirty = st->rss_anon;
+		*error = r->rss;
+		return;
+	}
+	memz_pagemap_estimate(r->rss, shared, &e);
+	r->pss = e.pss;
+	r->private_dirty = st->rss_anon < e.uss ? st->rss_anon : e.uss;
+	r->private_clean = e.uss - r->private_dirty;
+	*error = e.error;
 }
 
 /* The estimate that stands in for smaps_rollup above ExactMaxRss (see
@@ -166,6 +281,42 @@ static void rebase_on_exact(struct memz_proc *p, const struct memz_rollup *r,
 					     (double)estimated_pss(p, page_size));
 }
 
+/* The status estimate, and a step of the walk. The figure the last walk
+ * gives is what the history continues from; a walk completing now moves
+ * the history by what it changes, so the detector sees no step when the
+ * figures switch from one walk's (or status's alone) to the next. */
+static int read_big(struct memz_sampler *s, struct memz_proc *p,
+		    struct memz_rollup *r, struct memz_pstatus *st)
+{
+	struct memz_rollup prev;
+	uint64_t shared = 0, err_prev, err;
+	int rc = read_status_estimate(s, p, r, st);
+
+	if (rc) {
+		if (walks(s, p))
+			mz_walk_release(s);
+		return rc;
+	}
+	prev = *r;
+	apply_walk(&prev, st, mz_pe(p)->has_walk,
+		   from_kib(mz_pe(p)->walk_shared), &err_prev);
+	if (!walk_step(s, p, r->rss, &shared)) {
+		*r = prev;
+		p->pss_error = err_prev;
+		return 0;
+	}
+	apply_walk(r, st, true, shared, &err);
+	rebase_on_exact(p, &prev, s->page_size);
+	memz_detector_rebase(&p->det, (double)r->pss - (double)prev.pss);
+	/* rebased already, from what the figure was before the walk */
+	mz_pe(p)->cycles_since_exact = 0;
+	mz_pe(p)->walk_shared = kib32(shared);
+	mz_pe(p)->walk_t = s->now;
+	mz_pe(p)->has_walk = true;
+	p->pss_error = err;
+	return 0;
+}
+
 static int exact_read(struct memz_sampler *s, struct memz_proc *p,
 		      double *cost)
 {
@@ -177,8 +328,7 @@ static int exact_read(struct memz_sampler *s, struct memz_proc *p,
 	 * so neither did VmHWM nor VmSwap (swapping out lowers resident) */
 	bool moved = !mz_pe(p)->has_exact || mz_statm_changed(p);
 	bool estimate = too_big(s, p);
-	int rc = estimate ? read_status_estimate(s, p, &r, &st) :
-			    read_exact(s, p, &r);
+	int rc = estimate ? read_big(s, p, &r, &st) : read_exact(s, p, &r);
 
 	*cost = thread_cpu() - c0;
 	s->st->rollup_cpu_s += *cost;
@@ -193,6 +343,8 @@ static int exact_read(struct memz_sampler *s, struct memz_proc *p,
 	else
 		s->st->rollup_reads++;
 	p->estimated = estimate;
+	if (!estimate)
+		p->pss_error = 0;
 	mz_pe(p)->cost_s = (float)(mz_pe(p)->cost_s > 0 ? 0.7 * mz_pe(p)->cost_s + 0.3 * *cost : *cost);
 	rebase_on_exact(p, &r, s->page_size);
 	p->mem = r;
@@ -238,10 +390,37 @@ void mz_estimate(struct memz_proc *p, double now, uint64_t page_size)
 	p->pss_age = now - mz_pe(p)->exact_t;
 }
 
+/* The process being walked goes on being read each cycle, within the
+ * budget, though nothing changed, so the walk ends within a few cycles of
+ * its start; a walk whose process is gone, or no longer big, is let go. */
+static void keep_walking(struct memz_sampler *s, size_t n)
+{
+	uint64_t e;
+
+	if (!s->walking)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct memz_proc *p = s->cand[i].ref;
+
+		if (!walks(s, p))
+			continue;
+		if (!too_big(s, p))
+			mz_walk_release(s);
+		else if (s->cand[i].need > MEMZ_NEED_CHANGED)
+			s->cand[i].need = MEMZ_NEED_CHANGED;
+		return;
+	}
+	/* not probed this cycle (resting) or gone: an open pagemap of an
+	 * exited process refuses to read */
+	if (pread(s->walk.pagemap_fd, &e, sizeof e, 0) < 0)
+		mz_walk_release(s);
+}
+
 void mz_schedule_exact(struct memz_sampler *s, size_t n)
 {
 	struct memz_budget_result res;
 
+	keep_walking(s, n);
 	memz_budget_schedule(&s->budget, s->cand, n, read_cand, s, &res);
 	s->st->rollup_skipped += res.skipped;
 	s->st->rollup_deferred += res.deferred;

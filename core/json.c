@@ -322,8 +322,10 @@ static void process(yajl_gen g, const void *ctx, size_t i)
 	memz_json_kv_u64(g, "vm_hwm", p->vm_hwm);
 	memz_json_kv_int(g, "oom_score_adj", p->oom_score_adj);
 	memz_json_kv_double(g, "pss_age", p->pss_age);
-	/* PSS from status, never smaps_rollup: above ExactMaxRss */
+	/* never read by smaps_rollup (above ExactMaxRss): PSS from status
+	 * and pagemap, within pss_error bytes */
 	memz_json_kv_bool(g, "estimated", p->estimated);
+	memz_json_kv_u64(g, "pss_error", p->pss_error);
 	memz_json_kv_u64(g, "subtree_pss", p->subtree_pss);
 	memz_json_kv_int(g, "descendants", p->descendants);
 	verdict(g, &p->det.verdict);

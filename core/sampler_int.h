@@ -16,6 +16,7 @@
 #include "memz/budget.h"
 #include "memz/cgroup.h"
 #include "memz/oom.h"
+#include "memz/pagemap.h"
 #include "memz/pidfiles.h"
 #include "memz/pidwatch.h"
 #include "memz/sampler.h"
@@ -47,6 +48,16 @@ struct memz_sampler {
 	struct memz_cycle_stats *st; /* this cycle's, in the snapshot */
 
 	struct memz_oom oom; /* time to OOM, and the OOM kills named */
+
+	/* The one pagemap walk in progress (exact.c), over fds kept in
+	 * files. walk_p is only compared with this cycle's candidates, with
+	 * its pid and start, never followed: the process may be gone. */
+	bool walking;
+	struct memz_proc *walk_p;
+	int walk_pid;
+	unsigned long long walk_start;
+	char walk_why[96]; /* what stats.pagemap_refused points at */
+	struct memz_pagemap_walk walk;
 };
 
 /* exact.c */
@@ -60,5 +71,7 @@ double mz_est_cost(const struct memz_sampler *s, const struct memz_proc *p);
 void mz_schedule_exact(struct memz_sampler *s, size_t n);
 /* Move p's figures by what statm says changed since its exact read. */
 void mz_estimate(struct memz_proc *p, double now, uint64_t page_size);
+/* Close the walk's fds, if one is open. */
+void mz_walk_release(struct memz_sampler *s);
 
 #endif

@@ -34,15 +34,20 @@ struct mz_proc_entry {
 	double joined_t; /* when it joined its group; -1: founded it */
 	double prev_pss;
 	double prev_anon; /* Anonymous, as prev_pss */
+	double walk_t;    /* when its last pagemap walk completed */
 	struct memz_group *prev_group; /* group last cycle, for membership */
 	int statm_fd, rollup_fd;
 	struct memz_statm_pages statm_at_exact, statm_last;
 	struct memz_exact_base exact;
 	float cost_s;    /* CPU seconds of an exact read, smoothed */
+	/* KiB of its resident pages that walk did not see mapped
+	 * exclusively (pagemap.h), valid with has_walk */
+	uint32_t walk_shared;
 	unsigned cycles_since_exact;
 	unsigned quiet_probes; /* consecutive statm probes that saw no change */
 	bool seen;
 	bool has_exact;  /* an exact read happened at least once */
+	bool has_walk;   /* a pagemap walk of it completed */
 	bool no_access;  /* smaps_rollup refused once: not retried */
 	bool announced;  /* a leak event went out for it, a clear has not */
 	bool rechecked;  /* name and cgroup re-read since it was flagged */

@@ -19,6 +19,7 @@
 #include "memz/pagemap.h"
 #include "memz/procfs.h"
 #include "memz/readbuf.h"
+#include "memz/sampler.h"
 
 #define PG 4096u
 #define P MEMZ_PAGEMAP_PRESENT
@@ -375,6 +376,128 @@ static void live(void)
 	close(ready);
 }
 
+static const struct memz_proc *find_pid(const struct memz_snapshot *s,
+					int pid)
+{
+	for (size_t i = 0; i < s->view.n_procs; i++)
+		if (s->view.procs[i]->pid == pid)
+			return s->view.procs[i];
+	return NULL;
+}
+
+/* The last two samples the process's detector holds, as it sees them. */
+static void last_two(const struct memz_detector *d, double *prev,
+		     double *last)
+{
+	unsigned n = d->rcount;
+
+	*prev = *last = -1;
+	if (n < 2)
+		return;
+	*prev = d->base + d->rv[(d->rhead + n - 2) % MEMZ_DET_RING];
+	*last = d->base + d->rv[(d->rhead + n - 1) % MEMZ_DET_RING];
+}
+
+/* tree1's pid 201 above ExactMaxRss, with a maps and pagemap matching its
+ * status: 23,808 kB resident (5,952 pages), of which 1,024 pages mapped
+ * twice (its smaps_rollup says PSS 21,760 kB: 2,048 kB less). Its one
+ * mapping is 256 MiB, so the walk takes two reads of it: until it
+ * completes, PSS is RSS and the error all of it; then PSS is
+ * 23,808 - 3/4 * 4,096 = 20,736 kB within 1,024 kB, and the detector's
+ * history moves with the switch, so it sees no step. */
+static void sampler_fixture(void)
+{
+	struct memz_settings set;
+	struct memz_sampler *s = NULL;
+	struct memz_snapshot snap;
+	const struct memz_proc *p;
+	char cmd[256], path[128];
+	double prev, last;
+	int fd;
+
+	snprintf(cmd, sizeof cmd, "cp -r '%s/tree1' '%s/tree'", MEMZ_FIXTURES,
+		 tmpdir);
+	CHECK_INT(system(cmd), 0);
+	snprintf(path, sizeof path, "%s/tree/proc/201/maps", tmpdir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0);
+	dprintf(fd, "00400000-10400000 rw-p 00000000 00:00 0 [heap]\n");
+	close(fd);
+	snprintf(path, sizeof path, "%s/tree/proc/201/pagemap", tmpdir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	CHECK(fd >= 0);
+	put(fd, 0x400000, 4928, P | X);
+	put(fd, 0x400000 + 4928 * PG, 1024, P);
+	put(fd, 0x10400000 - PG, 1, 0); /* the file covers the mapping */
+	close(fd);
+
+	memz_settings_init(&set);
+	snprintf(path, sizeof path, "%s/tree/proc", tmpdir);
+	CHECK_INT(memz_settings_set(&set, "ProcRoot", path, NULL, 0), 0);
+	snprintf(path, sizeof path, "%s/tree/sys", tmpdir);
+	CHECK_INT(memz_settings_set(&set, "SysRoot", path, NULL, 0), 0);
+	CHECK_INT(memz_settings_set(&set, "ExactMaxRss", "16777216", NULL, 0), 0);
+	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
+	if (!s)
+		goto out;
+	memz_snapshot_init(&snap);
+
+	CHECK_INT(memz_sampler_run(s, 1.0, &snap), 0);
+	CHECK_INT(snap.stats.pagemap_steps, 1);
+	CHECK_INT(snap.stats.pagemap_walks, 0);
+	p = find_pid(&snap, 201);
+	CHECK(p && p->estimated);
+	CHECK(p && p->mem.pss == 23808 * 1024 && p->pss_error == 23808 * 1024);
+	p = find_pid(&snap, 200);
+	CHECK(p && !p->estimated && p->pss_error == 0);
+
+	/* 201 is read again though nothing changed: its walk goes on */
+	CHECK_INT(memz_sampler_run(s, 11.0, &snap), 0);
+	CHECK_INT(snap.stats.pagemap_steps, 1);
+	CHECK_INT(snap.stats.pagemap_walks, 1);
+	p = find_pid(&snap, 201);
+	CHECK(p && p->estimated);
+	CHECK(p && p->mem.pss == 20736 * 1024);
+	CHECK(p && p->pss_error == 1024 * 1024);
+	CHECK(p && memz_rollup_uss(&p->mem) == (23808 - 4096) * 1024);
+	/* smaps_rollup's figure within the stated bound */
+	CHECK(p && p->mem.pss + p->pss_error >= 21760 * 1024 &&
+	      p->mem.pss - p->pss_error <= 21760 * 1024);
+	if (p) {
+		last_two(&p->det, &prev, &last);
+		CHECK_NEAR(prev, 20736 * 1024, 1024);
+		CHECK_NEAR(last, 20736 * 1024, 1024);
+	}
+
+	/* no walk is due before PssMaxAge: status alone, the figures kept */
+	CHECK_INT(memz_sampler_run(s, 21.0, &snap), 0);
+	CHECK_INT(snap.stats.pagemap_steps, 0);
+	p = find_pid(&snap, 201);
+	CHECK(p && p->mem.pss == 20736 * 1024 && p->pss_error == 1024 * 1024);
+
+	/* a malformed maps is refused with its reason, and the figures stay
+	 * those of the last walk */
+	snprintf(path, sizeof path, "%s/tree/proc/201/maps", tmpdir);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	dprintf(fd, "00400000-10400000 rw-q 00000000 00:00 0 [heap]\n");
+	close(fd);
+	CHECK_INT(memz_sampler_run(s, 81.0, &snap), 0);
+	CHECK_INT(snap.stats.pagemap_steps, 1);
+	CHECK(snap.stats.pagemap_refused &&
+	      strstr(snap.stats.pagemap_refused, "201/maps: maps line: permissions"));
+	p = find_pid(&snap, 201);
+	CHECK(p && p->mem.pss == 20736 * 1024 && p->pss_error == 1024 * 1024);
+	CHECK_INT(memz_sampler_run(s, 91.0, &snap), 0);
+	CHECK_INT(snap.stats.pagemap_steps, 0);
+	CHECK(snap.stats.pagemap_refused == NULL);
+
+	memz_snapshot_release(&snap);
+	memz_sampler_free(&s);
+out:
+	snprintf(cmd, sizeof cmd, "rm -rf '%s/tree'", tmpdir);
+	CHECK_INT(system(cmd), 0);
+}
+
 int main(void)
 {
 	char path[64];
@@ -393,6 +516,7 @@ int main(void)
 		close(pm);
 	}
 	estimate();
+	sampler_fixture();
 	live();
 	snprintf(path, sizeof path, "%s/pagemap", tmpdir);
 	unlink(path);

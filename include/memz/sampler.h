@@ -65,6 +65,11 @@ struct memz_cycle_stats {
 	unsigned files_opened;
 	unsigned rollup_reads;  /* exact reads this cycle */
 	unsigned estimated;     /* status read instead: above ExactMaxRss */
+	unsigned pagemap_steps; /* steps of pagemap walks (above ExactMaxRss) */
+	unsigned pagemap_walks; /* walks that completed */
+	/* "PID/maps: why" when a walk was refused as malformed this cycle,
+	 * else NULL; valid until the next run */
+	const char *pagemap_refused;
 	unsigned rollup_skipped; /* processes whose exact read was not needed */
 	unsigned rollup_deferred; /* needed, but put off by the CPU budget */
 	unsigned open_fds;      /* kept across cycles */

@@ -68,11 +68,17 @@ struct memz_proc {
 	bool has_sample;          /* figures this cycle are valid */
 	bool denied;              /* smaps_rollup not readable: EACCES */
 	bool kernel_thread;       /* no mm: never sampled */
-	/* above ExactMaxRss: mem comes from status, never smaps_rollup, as
-	 * PSS = RSS (RssAnon + RssFile + RssShmem), an upper bound that
-	 * counts shared pages whole; swap_pss, shared_* and private_clean
-	 * are 0, private_dirty is RssAnon */
+	/* above ExactMaxRss: never read by smaps_rollup. Resident and its
+	 * split (pss_anon, pss_file, pss_shmem: upper bounds) come from
+	 * status each read; PSS and USS from status and the last pagemap
+	 * walk (pagemap.h): USS = resident less what the walk saw shared,
+	 * PSS = USS + a quarter of that. Before the first walk completes,
+	 * PSS is resident (an upper bound) and USS RssAnon. swap_pss and
+	 * shared_* are 0. */
 	bool estimated;
+	/* |smaps_rollup's Pss - mem.pss| <= pss_error, in bytes, as of the
+	 * last walk; 0 when read exactly, mem.pss before a first walk */
+	uint64_t pss_error;
 
 	/* accounting */
 	uint64_t subtree_pss; /* own + all descendants' PSS */
