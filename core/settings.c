@@ -49,7 +49,7 @@ static const struct memz_setting_desc table[] = {
 	  "No process goes longer than this without an exact smaps_rollup read, whatever the CPU budget." },
 	{ "ExactMaxRss", MEMZ_SETTING_DOUBLE, OFF(exact_max_rss), "536870912", 0,
 	  1e15, NULL, "B",
-	  "A process resident above this is never read whole by smaps_rollup (the kernel holds its mmap lock for the whole walk, about 12 ms per GiB); its figures come from status and are flagged as an estimate. 0: no bound." },
+	  "A process resident above this is never read whole by smaps_rollup (the kernel holds its mmap lock for the whole walk, about 12 ms per GiB); its figures come from status and a pagemap walk spread over cycles, and are flagged as an estimate, its PSS within a stated error. 0: no bound." },
 	{ "CpuBudget", MEMZ_SETTING_DOUBLE, OFF(cpu_budget), "1", 0.01, 100, NULL,
 	  "%",
 	  "CPU time the expensive smaps_rollup reads may use, in percent of one core, averaged over a minute." },
