@@ -158,5 +158,5 @@ tests_test_oom_LDADD = libmemz.la
 UNIT_TESTS += tests/test_pagemap
 check_PROGRAMS += tests/test_pagemap
 tests_test_pagemap_SOURCES = tests/test_pagemap.c tests/check.h
-tests_test_pagemap_CPPFLAGS = $(CORE_FIXTURES_CPPFLAGS)
-tests_test_pagemap_LDADD = libmemz.la
+tests_test_pagemap_CPPFLAGS = $(CORE_FIXTURES_CPPFLAGS) $(YAJL_CFLAGS)
+tests_test_pagemap_LDADD = libmemz.la $(YAJL_LIBS)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "memz/json.h"
 #include "memz/pagemap.h"
 #include "memz/procfs.h"
 #include "memz/readbuf.h"
@@ -413,6 +414,9 @@ static void sampler_fixture(void)
 	const struct memz_proc *p;
 	char cmd[256], path[128];
 	double prev, last;
+	FILE *json;
+	char *text = NULL;
+	size_t len;
 	int fd;
 
 	snprintf(cmd, sizeof cmd, "cp -r '%s/tree1' '%s/tree'", MEMZ_FIXTURES,
@@ -467,6 +471,20 @@ static void sampler_fixture(void)
 		last_two(&p->det, &prev, &last);
 		CHECK_NEAR(prev, 20736 * 1024, 1024);
 		CHECK_NEAR(last, 20736 * 1024, 1024);
+	}
+	/* the JSON says so beside the figure */
+	json = open_memstream(&text, &len);
+	CHECK(json != NULL);
+	if (json) {
+		CHECK_INT(memz_json_print(json, &snap), 0);
+		fclose(json);
+		CHECK(text && strstr(text, "{\"pid\":201,") &&
+		      strstr(strstr(text, "{\"pid\":201,"),
+			     "\"estimated\":true,\"pss_error\":1048576,"));
+		CHECK(text && strstr(text, "{\"pid\":200,") &&
+		      strstr(strstr(text, "{\"pid\":200,"),
+			     "\"estimated\":false,\"pss_error\":0,"));
+		free(text);
 	}
 
 	/* no walk is due before PssMaxAge: status alone, the figures kept */
