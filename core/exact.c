@@ -124,29 +124,43 @@ static int read_exact(struct memz_sampler *s, struct memz_proc *p,
 	return rc ? rc : memz_parse_rollup(s->files.buf, len, r);
 }
 
-void mz_walk_release(struct memz_sampler *s)
+static void walk_end(struct memz_sampler *s)
 {
 	if (!s->walking)
 		return;
-	memz_pidfiles_close(&s->files, &s->walk.maps_fd);
-	memz_pidfiles_close(&s->files, &s->walk.pagemap_fd);
+	memz_pidfiles_close(&s->files, &s->walk->maps_fd);
+	memz_pidfiles_close(&s->files, &s->walk->pagemap_fd);
 	s->walking = false;
 	s->walk_p = NULL;
 }
 
+void mz_walk_free(struct memz_sampler *s)
+{
+	walk_end(s);
+	memz_realloc(s->a, s->walk, 0);
+	s->walk = NULL;
+}
+
 static void walk_begin(struct memz_sampler *s, struct memz_proc *p)
 {
-	int maps = memz_pidfiles_keep(&s->files, p->pid, "maps",
-				      s->files.fd_budget);
-	int pm = maps < 0 ? -1 :
-			    memz_pidfiles_keep(&s->files, p->pid, "pagemap",
-					       s->files.fd_budget);
+	int maps, pm;
 
+	if (!s->walk)
+		s->walk = memz_realloc(s->a, NULL, sizeof *s->walk);
+	if (!s->walk)
+		return; /* tried again at its next read */
+	maps = memz_pidfiles_keep(&s->files, p->pid, "maps", s->files.fd_budget);
+	pm = maps < 0 ? -1 :
+			memz_pidfiles_keep(&s->files, p->pid, "pagemap",
+					   s->files.fd_budget);
 	if (pm < 0) {
+		/* gone, refused, or no fd to spare: tried again after
+		 * PssMaxAge, not at every read */
 		memz_pidfiles_close(&s->files, &maps);
-		return; /* gone, or no fd to spare: tried again next read */
+		mz_pe(p)->walk_t = s->now;
+		return;
 	}
-	memz_pagemap_begin(&s->walk, maps, pm, s->page_size);
+	memz_pagemap_begin(s->walk, maps, pm, s->page_size);
 	s->walking = true;
 	s->walk_p = p;
 	s->walk_pid = p->pid;
@@ -168,22 +182,22 @@ static bool walk_step(struct memz_sampler *s, struct memz_proc *p,
 		if (!s->walking)
 			return false;
 	}
-	rc = memz_pagemap_step(&s->walk, WALK_STEP_PAGES);
+	rc = memz_pagemap_step(s->walk, WALK_STEP_PAGES);
 	s->st->pagemap_steps++;
 	if (rc == 0)
 		return false;
 	if (rc == 1) {
-		*shared = memz_pagemap_shared(&s->walk.c, s->page_size, rss);
+		*shared = memz_pagemap_shared(&s->walk->c, s->page_size, rss);
 		s->st->pagemap_walks++;
 	} else if (rc == -EINVAL) {
 		snprintf(s->walk_why, sizeof s->walk_why, "%d/maps: %s", p->pid,
-			 s->walk.why ? s->walk.why : "malformed");
+			 s->walk->why ? s->walk->why : "malformed");
 		s->st->pagemap_refused = s->walk_why;
 		/* not walked again before PssMaxAge: the same maps would
 		 * be refused the same way */
 		mz_pe(p)->walk_t = s->now;
 	}
-	mz_walk_release(s);
+	walk_end(s);
 	return rc == 1;
 }
 
@@ -294,7 +308,7 @@ static int read_big(struct memz_sampler *s, struct memz_proc *p,
 
 	if (rc) {
 		if (walks(s, p))
-			mz_walk_release(s);
+			walk_end(s);
 		return rc;
 	}
 	prev = *r;
@@ -405,15 +419,15 @@ static void keep_walking(struct memz_sampler *s, size_t n)
 		if (!walks(s, p))
 			continue;
 		if (!too_big(s, p))
-			mz_walk_release(s);
+			walk_end(s);
 		else if (s->cand[i].need > MEMZ_NEED_CHANGED)
 			s->cand[i].need = MEMZ_NEED_CHANGED;
 		return;
 	}
 	/* not probed this cycle (resting) or gone: an open pagemap of an
 	 * exited process refuses to read */
-	if (pread(s->walk.pagemap_fd, &e, sizeof e, 0) < 0)
-		mz_walk_release(s);
+	if (pread(s->walk->pagemap_fd, &e, sizeof e, 0) < 0)
+		walk_end(s);
 }
 
 void mz_schedule_exact(struct memz_sampler *s, size_t n)

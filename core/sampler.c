@@ -163,7 +163,7 @@ void memz_sampler_free(struct memz_sampler **sp)
 	memz_leakparts_free(&s->leakparts);
 	memz_sysfiles_release(&s->sys);
 	memz_pidwatch_release(&s->pids);
-	mz_walk_release(s);
+	mz_walk_free(s);
 	if (s->dir)
 		closedir(s->dir);
 	memz_pidfiles_release(&s->files);

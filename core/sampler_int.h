@@ -57,7 +57,9 @@ struct memz_sampler {
 	int walk_pid;
 	unsigned long long walk_start;
 	char walk_why[96]; /* what stats.pagemap_refused points at */
-	struct memz_pagemap_walk walk;
+	/* allocated at the first walk: 68 KiB no machine without a big
+	 * process needs */
+	struct memz_pagemap_walk *walk;
 };
 
 /* exact.c */
@@ -71,7 +73,7 @@ double mz_est_cost(const struct memz_sampler *s, const struct memz_proc *p);
 void mz_schedule_exact(struct memz_sampler *s, size_t n);
 /* Move p's figures by what statm says changed since its exact read. */
 void mz_estimate(struct memz_proc *p, double now, uint64_t page_size);
-/* Close the walk's fds, if one is open. */
-void mz_walk_release(struct memz_sampler *s);
+/* End the walk, if one is open, and free its buffers. */
+void mz_walk_free(struct memz_sampler *s);
 
 #endif
