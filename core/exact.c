@@ -49,6 +49,13 @@ static bool too_big(const struct memz_sampler *s, const struct memz_proc *p)
 /* What a step costs before one was measured: the kernel's pagemap walk
  * of 256 MiB resident. */
 #define WALK_STEP_COST 2e-3
+/* A walk is given up past this many times the process's resident size
+ * (plus a GiB) in address space: terabytes of writable address space
+ * reserved (AddressSanitizer's shadow) would take it thousands of cycles,
+ * and every other big process would wait that long for its walk. Its
+ * figures stay what they were (status's alone before a first walk), and
+ * it is tried again after PssMaxAge. */
+#define WALK_MAX_SPAN 4
 
 static bool walks(const struct memz_sampler *s, const struct memz_proc *p)
 {
@@ -184,8 +191,13 @@ static bool walk_step(struct memz_sampler *s, struct memz_proc *p,
 	}
 	rc = memz_pagemap_step(s->walk, WALK_STEP_PAGES);
 	s->st->pagemap_steps++;
-	if (rc == 0)
+	if (rc == 0 && (double)s->walk->entries * (double)s->page_size <=
+				(double)rss * WALK_MAX_SPAN + 1073741824.0)
 		return false;
+	if (rc == 0) {
+		s->st->pagemap_given_up++;
+		mz_pe(p)->walk_t = s->now;
+	}
 	if (rc == 1) {
 		*shared = memz_pagemap_shared(&s->walk->c, s->page_size, rss);
 		s->st->pagemap_walks++;

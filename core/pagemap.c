@@ -13,6 +13,7 @@ void memz_pagemap_begin(struct memz_pagemap_walk *w, int maps_fd,
 	w->next = 0;
 	w->map_end = 0;
 	memset(&w->c, 0, sizeof w->c);
+	w->entries = 0;
 	w->skip_line = false;
 	w->maps_eof = false;
 	w->why = NULL;
@@ -240,6 +241,7 @@ int memz_pagemap_step(struct memz_pagemap_walk *w, uint64_t allowance)
 			continue;
 		}
 		count(&w->c, w->ent, (size_t)n);
+		w->entries += n;
 		w->next += n * w->page_size;
 		if (w->next >= w->map_end)
 			w->map_end = 0;

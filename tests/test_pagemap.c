@@ -96,6 +96,8 @@ static void fixture_whole(int pm)
 	memz_pagemap_begin(&walk, maps, pm, PG);
 	CHECK_INT(memz_pagemap_step(&walk, 1u << 30), 1);
 	check_fixture_counts(&walk.c);
+	/* every entry of the walked mappings, up to the file's end */
+	CHECK_U64(walk.entries, 16 + 16 + 64 + 16);
 	close(maps);
 }
 
@@ -516,6 +518,64 @@ out:
 	CHECK_INT(system(cmd), 0);
 }
 
+/* A walk through far more address space than the process has resident
+ * (AddressSanitizer's terabytes of shadow) is given up past 4 x resident
+ * + 1 GiB, here on its fifth step of 256 MiB, so other big processes get
+ * their turn: 201's figures stay status's, and no walk of it begins again
+ * before PssMaxAge. */
+static void sampler_given_up(void)
+{
+	struct memz_settings set;
+	struct memz_sampler *s = NULL;
+	struct memz_snapshot snap;
+	const struct memz_proc *p;
+	char cmd[256], path[128];
+	unsigned steps = 0;
+	int fd;
+
+	snprintf(cmd, sizeof cmd, "cp -r '%s/tree1' '%s/tree2'", MEMZ_FIXTURES,
+		 tmpdir);
+	CHECK_INT(system(cmd), 0);
+	snprintf(path, sizeof path, "%s/tree2/proc/201/maps", tmpdir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	dprintf(fd, "00400000-80400000 rw-p 00000000 00:00 0 [heap]\n");
+	close(fd);
+	snprintf(path, sizeof path, "%s/tree2/proc/201/pagemap", tmpdir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	put(fd, 0x400000, 5952, P | X);
+	put(fd, 0x80400000 - PG, 1, 0);
+	close(fd);
+
+	memz_settings_init(&set);
+	snprintf(path, sizeof path, "%s/tree2/proc", tmpdir);
+	CHECK_INT(memz_settings_set(&set, "ProcRoot", path, NULL, 0), 0);
+	snprintf(path, sizeof path, "%s/tree2/sys", tmpdir);
+	CHECK_INT(memz_settings_set(&set, "SysRoot", path, NULL, 0), 0);
+	CHECK_INT(memz_settings_set(&set, "ExactMaxRss", "16777216", NULL, 0), 0);
+	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
+	if (!s)
+		goto out;
+	memz_snapshot_init(&snap);
+	for (int i = 0; i < 5; i++) {
+		CHECK_INT(memz_sampler_run(s, 1.0 + 10 * i, &snap), 0);
+		steps += snap.stats.pagemap_steps;
+		CHECK_INT(snap.stats.pagemap_given_up, i == 4);
+		CHECK_INT(snap.stats.pagemap_walks, 0);
+	}
+	CHECK_INT(steps, 5);
+	p = find_pid(&snap, 201);
+	CHECK(p && p->mem.pss == 23808 * 1024 && p->pss_error == 23808 * 1024);
+	CHECK_INT(memz_sampler_run(s, 51.0, &snap), 0);
+	CHECK_INT(snap.stats.pagemap_steps, 0);
+	CHECK_INT(memz_sampler_run(s, 101.0, &snap), 0);
+	CHECK_INT(snap.stats.pagemap_steps, 1);
+	memz_snapshot_release(&snap);
+	memz_sampler_free(&s);
+out:
+	snprintf(cmd, sizeof cmd, "rm -rf '%s/tree2'", tmpdir);
+	CHECK_INT(system(cmd), 0);
+}
+
 int main(void)
 {
 	char path[64];
@@ -535,6 +595,7 @@ int main(void)
 	}
 	estimate();
 	sampler_fixture();
+	sampler_given_up();
 	live();
 	snprintf(path, sizeof path, "%s/pagemap", tmpdir);
 	unlink(path);

@@ -65,6 +65,7 @@ struct memz_pagemap_walk {
 	uint64_t next;    /* the address the walk resumes at */
 	uint64_t map_end; /* end of the mapping being read; 0 between them */
 	struct memz_pagemap_counts c;
+	uint64_t entries; /* read so far, resident or not */
 	bool skip_line;   /* the rest of a maps line longer than lines[] */
 	bool maps_eof;
 	const char *why;  /* what was malformed, after -EINVAL */

@@ -67,6 +67,8 @@ struct memz_cycle_stats {
 	unsigned estimated;     /* status read instead: above ExactMaxRss */
 	unsigned pagemap_steps; /* steps of pagemap walks (above ExactMaxRss) */
 	unsigned pagemap_walks; /* walks that completed */
+	/* walks given up: past 4 x resident + 1 GiB of address space */
+	unsigned pagemap_given_up;
 	/* "PID/maps: why" when a walk was refused as malformed this cycle,
 	 * else NULL; valid until the next run */
 	const char *pagemap_refused;
