@@ -421,10 +421,11 @@ static struct memz_proc *probe(struct memz_sampler *s, int pid)
 		return p;
 	/* a kept fd only while under the budget, first come first served:
 	 * no process ever loses its fd to a newer one, and one that came
-	 * when none was left gets one once others have exited */
+	 * when none was left gets one once others have exited; the last
+	 * MZ_WALK_FDS stay for a pagemap walk */
 	if (mz_pe(p)->statm_fd < 0)
 		mz_pe(p)->statm_fd = memz_pidfiles_keep(&s->files, pid, "statm",
-						 s->files.fd_budget);
+						 s->files.fd_budget - MZ_WALK_FDS);
 	if (probe_statm(s, p))
 		return NULL;
 	recheck_suspect(s, p);

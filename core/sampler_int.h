@@ -73,6 +73,10 @@ double mz_est_cost(const struct memz_sampler *s, const struct memz_proc *p);
 void mz_schedule_exact(struct memz_sampler *s, size_t n);
 /* Move p's figures by what statm says changed since its exact read. */
 void mz_estimate(struct memz_proc *p, double now, uint64_t page_size);
+/* The fds a pagemap walk keeps (maps, pagemap): the last of the fd budget,
+ * which statm's kept fds leave to it, so that a machine with more
+ * processes than MaxOpenFiles still walks its big ones. */
+#define MZ_WALK_FDS 2
 /* End the walk, if one is open, and free its buffers. */
 void mz_walk_free(struct memz_sampler *s);
 

@@ -407,7 +407,8 @@ static void last_two(const struct memz_detector *d, double *prev,
  * mapping is 256 MiB, so the walk takes two reads of it: until it
  * completes, PSS is RSS and the error all of it; then PSS is
  * 23,808 - 3/4 * 4,096 = 20,736 kB within 1,024 kB, and the detector's
- * history moves with the switch, so it sees no step. */
+ * history moves with the switch, so it sees no step. MaxOpenFiles is 5,
+ * one per process: statm's kept fds leave the walk its two. */
 static void sampler_fixture(void)
 {
 	struct memz_settings set;
@@ -443,12 +444,15 @@ static void sampler_fixture(void)
 	snprintf(path, sizeof path, "%s/tree/sys", tmpdir);
 	CHECK_INT(memz_settings_set(&set, "SysRoot", path, NULL, 0), 0);
 	CHECK_INT(memz_settings_set(&set, "ExactMaxRss", "16777216", NULL, 0), 0);
+	CHECK_INT(memz_settings_set(&set, "MaxOpenFiles", "5", NULL, 0), 0);
 	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
 	if (!s)
 		goto out;
 	memz_snapshot_init(&snap);
 
 	CHECK_INT(memz_sampler_run(s, 1.0, &snap), 0);
+	CHECK_INT(snap.stats.fd_budget, 5);
+	CHECK_INT(snap.stats.open_fds, 5);
 	CHECK_INT(snap.stats.pagemap_steps, 1);
 	CHECK_INT(snap.stats.pagemap_walks, 0);
 	p = find_pid(&snap, 201);
