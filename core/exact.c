@@ -334,6 +334,11 @@ static int read_big(struct memz_sampler *s, struct memz_proc *p,
 	apply_walk(r, st, true, shared, &err);
 	rebase_on_exact(p, &prev, s->page_size);
 	memz_detector_rebase(&p->det, (double)r->pss - (double)prev.pss);
+	/* and its group's, which sums it (the group of last cycle: should it
+	 * move this very cycle, the move's own rebase is off by the switch) */
+	if (p->group)
+		memz_detector_rebase(&p->group->det,
+				     (double)r->pss - (double)prev.pss);
 	/* rebased already, from what the figure was before the walk */
 	mz_pe(p)->cycles_since_exact = 0;
 	mz_pe(p)->walk_shared = kib32(shared);

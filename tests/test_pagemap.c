@@ -478,6 +478,13 @@ static void sampler_fixture(void)
 		CHECK_NEAR(prev, 20736 * 1024, 1024);
 		CHECK_NEAR(last, 20736 * 1024, 1024);
 	}
+	/* nor does its group's, which sums it */
+	CHECK(p && p->group);
+	if (p && p->group) {
+		last_two(&p->group->det, &prev, &last);
+		CHECK_NEAR(prev, (double)p->group->pss, 1024);
+		CHECK_NEAR(last, (double)p->group->pss, 1024);
+	}
 	/* the JSON says so beside the figure */
 	json = open_memstream(&text, &len);
 	CHECK(json != NULL);
