@@ -44,7 +44,7 @@ static bool too_big(const struct memz_sampler *s, const struct memz_proc *p)
 /* Pagemap entries one read of a big process may walk: 256 MiB of address
  * space, eight reads of MEMZ_PAGEMAP_CHUNK. The kernel takes the mmap lock
  * per 2 MiB of it, so the step bounds the CPU a cycle spends, not the
- * stall; an 8 GiB process is walked whole in 32 of its reads. */
+ * stall; an 8 GiB process is walked whole in 33 of its reads. */
 #define WALK_STEP_PAGES 65536
 /* What a step costs before one was measured: the kernel's pagemap walk
  * of 256 MiB resident. */
@@ -59,8 +59,7 @@ static bool too_big(const struct memz_sampler *s, const struct memz_proc *p)
 
 static bool walks(const struct memz_sampler *s, const struct memz_proc *p)
 {
-	return s->walking && s->walk_p == p && s->walk_pid == p->pid &&
-	       s->walk_start == p->start;
+	return s->walking && s->walk_pid == p->pid && s->walk_start == p->start;
 }
 
 /* A walk starts for a big process never walked, or walked (or refused)
@@ -138,7 +137,6 @@ static void walk_end(struct memz_sampler *s)
 	memz_pidfiles_close(&s->files, &s->walk->maps_fd);
 	memz_pidfiles_close(&s->files, &s->walk->pagemap_fd);
 	s->walking = false;
-	s->walk_p = NULL;
 }
 
 void mz_walk_free(struct memz_sampler *s)
@@ -169,7 +167,6 @@ static void walk_begin(struct memz_sampler *s, struct memz_proc *p)
 	}
 	memz_pagemap_begin(s->walk, maps, pm, s->page_size);
 	s->walking = true;
-	s->walk_p = p;
 	s->walk_pid = p->pid;
 	s->walk_start = p->start;
 }

@@ -50,10 +50,9 @@ struct memz_sampler {
 	struct memz_oom oom; /* time to OOM, and the OOM kills named */
 
 	/* The one pagemap walk in progress (exact.c), over fds kept in
-	 * files. walk_p is only compared with this cycle's candidates, with
-	 * its pid and start, never followed: the process may be gone. */
+	 * files, of the process with this pid and start time (no pointer to
+	 * it is kept: it may be gone). */
 	bool walking;
-	struct memz_proc *walk_p;
 	int walk_pid;
 	unsigned long long walk_start;
 	char walk_why[96]; /* what stats.pagemap_refused points at */
