@@ -528,6 +528,7 @@ static void test_processes(void)
 	w.snap.oom.scope[1].seconds = 42;
 	w.p[1].memcg = "/box/leaky";
 	w.p[3].estimated = true;
+	w.p[3].pss_error = 3 * MIB / 2;
 	w.p[3].mem.swap = 2 * MIB;
 	w.p[1].det.verdict.leak = true;
 	w.p[1].det.verdict.rate_bps = 2048;
@@ -560,6 +561,8 @@ static void test_processes(void)
 		CHECK_NEAR(num(cell(t, 0, col_index(t, "Swap"))), 2.0, 1e-9);
 		CHECK(YAJL_IS_TRUE(cell(t, 0, col_index(t, "Estimated"))));
 		CHECK(YAJL_IS_FALSE(cell(t, 1, col_index(t, "Estimated"))));
+		CHECK_NEAR(num(cell(t, 0, col_index(t, "PSSError"))), 1.5, 1e-9);
+		CHECK(YAJL_IS_NULL(cell(t, 1, col_index(t, "PSSError"))));
 		CHECK_STR(sv(cell(t, 2, col_index(t, "Name"))), "leaky");
 		CHECK(YAJL_IS_TRUE(cell(t, 2, col_index(t, "Leak"))));
 		CHECK_NEAR(num(cell(t, 2, col_index(t, "Growth"))), 2.0, 1e-9);

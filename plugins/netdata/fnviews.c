@@ -278,7 +278,7 @@ static void top_groups(yajl_gen g, const struct memz_nd_fctx *ctx, bool info)
 }
 
 enum { P_PID, P_NAME, P_GROUP, P_PSS, P_USS, P_SWAP, P_GROWTH, P_LEAK,
-       P_CONF, P_SINCE, P_EST, P_TTO, P_PARTS, P_N };
+       P_CONF, P_SINCE, P_EST, P_ERR, P_TTO, P_PARTS, P_N };
 
 static const struct memz_nd_col proc_cols[P_N + 1] = {
 	{ "PID", "Process id", "integer", "value", "none", "", 0,
@@ -302,8 +302,11 @@ static const struct memz_nd_col proc_cols[P_N + 1] = {
 	  "%", 0, "descending", "max", "range", true, false, false },
 	{ "Since", "Growing for", "duration", "value", "duration", "s", 0,
 	  "descending", "max", "range", false, false, false },
-	{ "Estimated", "PSS and USS estimated from status (RSS above ExactMaxRss: an upper bound, shared pages counted whole)",
+	{ "Estimated", "PSS and USS estimated from status and a pagemap walk (resident above ExactMaxRss), not read by smaps_rollup",
 	  "boolean", "value", "none", "", 0, "descending", "count", "facet",
+	  true, false, false },
+	{ "PSSError", "How far an estimated PSS may be from smaps_rollup's (plus or minus)",
+	  "integer", "value", "number", "MiB", 1, "descending", "max", "range",
 	  true, false, false },
 	/* shown when a cgroup is watched: the machine's is memz-oom's */
 	{ "TimeToOOM", "Time until its memory cgroup runs out at the leaks' rate",
@@ -385,7 +388,7 @@ static int top_procs(yajl_gen g, const struct memz_nd_fctx *ctx,
 	}
 	resolve_parts(ctx->parts, s, found);
 	snprintf(help, sizeof help,
-		 "Processes by proportional set size (the largest %d), with memz's leak verdicts; Estimated: PSS read from status, not smaps_rollup",
+		 "Processes by proportional set size (the largest %d), with memz's leak verdicts; Estimated: PSS from status and a pagemap walk, within PSSError of smaps_rollup's",
 		 MEMZ_ND_PROCS_MAX);
 	memcpy(cols, proc_cols, sizeof cols);
 	cols[P_TTO].visible = s && s->oom.n_scopes > 1;
@@ -410,6 +413,10 @@ static int top_procs(yajl_gen g, const struct memz_nd_fctx *ctx,
 		yajl_gen_integer(g, vd->confidence);
 		since_cell(g, vd, s->t);
 		yajl_gen_bool(g, p->estimated);
+		if (p->estimated)
+			memz_json_double(g, (double)p->pss_error / MIB);
+		else
+			yajl_gen_null(g);
 		series_cell(g, tto, memz_report_scope_of(&s->oom, p->memcg), 1);
 		str_cell(g, proc_parts(ctx->parts, found, p));
 		memz_nd_row_options(g, vd->leak ? "warning" : "normal");
