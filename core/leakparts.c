@@ -19,7 +19,10 @@ struct memz_leakparts {
 	const struct memz_allocator *a;
 	char proc_root[256];
 	double delay, max_rss;
-	struct memz_inspect ins; /* its buffers grow once and are reused */
+	/* its buffers are freed after each read: reads come once a verdict
+	 * and once LeakPartsDelay later, and the smaps window (256 KiB) would
+	 * otherwise stay resident for good, the size of 140 processes' state */
+	struct memz_inspect ins;
 	struct slot slot[MEMZ_LEAKPARTS_SLOTS];
 	struct memz_leakpart done[MEMZ_LEAKPARTS_SLOTS];
 	struct memz_leakparts_stats st;
@@ -98,6 +101,7 @@ static bool read_cats(struct memz_leakparts *lp, const struct memz_proc *p,
 	}
 	lp->st.reads++;
 	rc = memz_inspect_read(&lp->ins, lp->proc_root, p->pid, lp->a, &what);
+	memz_inspect_release(&lp->ins, lp->a);
 	if (rc || lp->ins.stat.start_time != p->start)
 		return false;
 	*out = lp->ins.cats;
