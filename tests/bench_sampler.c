@@ -3,7 +3,8 @@
  * that opens, reads and closes every /proc/PID/smaps_rollup each cycle, in
  * the same run, on the same processes. Not a test: it prints figures.
  *
- *   bench_sampler [-n PROCS] [-c CYCLES] [-m MIB_EACH] [-f FORKS]
+ *   bench_sampler [-n PROCS] [-c CYCLES] [-m MIB_EACH | -k KIB_EACH]
+ *                 [-f FORKS] [-i]
  *
  * Phase 1: PROCS idle children. Phase 2: the same, while a helper process
  * starts FORKS (10) short-lived processes between every two cycles (fork
@@ -13,7 +14,13 @@
  * (files, how many cycles listed /proc, how many let quiet processes rest),
  * the figures that do not depend on how loaded the machine is. Cycles are paced with a sleep (which
  * costs no CPU) so the children have time to change, and the sampler is told
- * one second passes per cycle, as when a host samples every second.
+ * one second passes per cycle, as when a host samples every second. With -i
+ * only phase 1 runs (the scale phase: thousands of children changing their
+ * memory every 10 ms would be a load of their own, not the sampler's).
+ *
+ * Children are idle as idle processes are: asleep in pause(), a small
+ * resident set touched once. They die with this process (PR_SET_PDEATHSIG),
+ * so a bench that is killed leaves nothing behind.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -23,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -57,19 +65,22 @@ static void on_usr1(int sig)
 	busy_flag = 1;
 }
 
-/* An idle child: touch mib MiB, then sleep; after SIGUSR1, keep changing
+/* An idle child: touch kib KiB, then sleep; after SIGUSR1, keep changing
  * its resident size every 10 ms (touch a page, and every so often give a
- * stretch back). */
-static void child(size_t mib)
+ * stretch back). The handler is installed by the parent before the fork: a
+ * SIGUSR1 that came before the child's own signal() would kill it. */
+static void child(size_t kib, pid_t parent)
 {
-	size_t size = mib << 20, extra = 2u << 20, off = 0;
+	size_t size = kib << 10, extra = 2u << 20, off = 0;
 	long page = sysconf(_SC_PAGESIZE);
-	char *m = mmap(NULL, size + extra, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *m;
 
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(0);
+	m = mmap(NULL, size + extra, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		_exit(1);
-	signal(SIGUSR1, on_usr1);
 	if (size)
 		memset(m, 1, size);
 	for (;;) {
@@ -176,7 +187,8 @@ static void print_phase(const char *name, const struct result *r, int n,
 int main(int argc, char **argv)
 {
 	int n = 1000, cycles = 40, forks = 10, opt, ccmd = -1, cack = -1;
-	size_t mib = 4;
+	int idle_only = 0;
+	size_t kib = 4096;
 	pid_t *kids;
 	struct memz_settings set;
 	struct memz_sampler *s;
@@ -185,24 +197,34 @@ int main(int argc, char **argv)
 	pid_t churner;
 	double t = 0;
 
-	while ((opt = getopt(argc, argv, "n:c:m:f:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:c:m:k:f:i")) != -1) {
 		if (opt == 'n')
 			n = atoi(optarg);
 		else if (opt == 'c')
 			cycles = atoi(optarg);
 		else if (opt == 'm')
-			mib = (size_t)atoi(optarg);
+			kib = (size_t)atoi(optarg) << 10;
+		else if (opt == 'k')
+			kib = (size_t)atoi(optarg);
 		else if (opt == 'f')
 			forks = atoi(optarg);
+		else if (opt == 'i')
+			idle_only = 1;
 		else
 			return 2;
 	}
 	kids = calloc((size_t)n, sizeof *kids);
+	if (!kids)
+		return 1;
+	signal(SIGUSR1, on_usr1);
 	for (int i = 0; i < n; i++) {
+		pid_t parent = getpid();
+
 		kids[i] = fork();
 		if (kids[i] == 0)
-			child(mib);
+			child(kib, parent);
 	}
+	signal(SIGUSR1, SIG_DFL);
 	nap(1000 + n);
 
 	memz_settings_init(&set);
@@ -217,7 +239,7 @@ int main(int argc, char **argv)
 		t += 1.0;
 		memz_sampler_run(s, t, &snap);
 	}
-	churner = spawn_churner(forks, &ccmd, &cack);
+	churner = idle_only ? -1 : spawn_churner(forks, &ccmd, &cack);
 	/* quiet for 20 probes first, as a machine that has run a while */
 	for (int i = 0; i < 24; i++) {
 		t += 1.0;
@@ -227,6 +249,8 @@ int main(int argc, char **argv)
 	printf("processes=%zu cycles=%d open_fds=%u\n", snap.view.n_procs,
 	       cycles, snap.stats.open_fds);
 	print_phase("idle", &idle, n, cycles, "goal <= 0.2");
+	if (idle_only)
+		goto out;
 	churn = measure(s, &snap, cycles, &t, ccmd, cack);
 	print_phase("churn", &churn, n, cycles, "goal: as idle");
 	close(ccmd);
@@ -242,7 +266,7 @@ int main(int argc, char **argv)
 	printf("busy: last cycle rollup_reads=%u deferred=%u skipped=%u\n",
 	       snap.stats.rollup_reads, snap.stats.rollup_deferred,
 	       snap.stats.rollup_skipped);
-
+out:
 	for (int i = 0; i < n; i++)
 		kill(kids[i], SIGKILL);
 	for (int i = 0; i < n; i++)

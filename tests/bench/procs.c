@@ -1,11 +1,13 @@
 /*
  * procs - the processes `make bench` measures readers on. Not a test.
  *
- *   procs -n N -m MIB [-l [-H]] [-c FORKS]
+ *   procs -n N (-m MIB | -k KIB) [-l [-H]] [-c FORKS]
  *
- * Forks N children that each touch MIB MiB (4 KiB pages, so a large one is
- * as expensive to walk as a real database), prints "ready" once all have,
- * and then waits. SIGUSR1: every child changes its resident size every
+ * Forks N children that each touch MIB MiB or KIB KiB (4 KiB pages, so a
+ * large one is as expensive to walk as a real database), prints "ready" once
+ * all have, and then waits. An idle child sleeps in pause() and costs no CPU
+ * (the scale phase runs thousands); every child dies with this process
+ * (PR_SET_PDEATHSIG), so a killed bench leaves none behind. SIGUSR1: every child changes its resident size every
  * 10 ms; SIGUSR2: idle again; SIGTERM: kill the children and exit. With -l
  * each child also grows by 1 MiB every second from the start (a leak); with
  * -H too, only once the child itself gets SIGHUP (the bench's memz reader
@@ -20,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -45,15 +48,18 @@ static void nap_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
-static void child(size_t mib, int leak, int ready_fd)
+static void child(size_t kib, int leak, int ready_fd, pid_t parent)
 {
-	size_t size = mib << 20, extra = 2u << 20, off = 0, grown = 0;
+	size_t size = kib << 10, extra = 2u << 20, off = 0, grown = 0;
 	size_t leak_cap = leak ? (size_t)1 << 30 : 0;
 	long page = sysconf(_SC_PAGESIZE);
-	char *m = mmap(NULL, size + extra + leak_cap, PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *m;
 	unsigned tick = 0;
 
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(0);
+	m = mmap(NULL, size + extra + leak_cap, PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (m == MAP_FAILED)
 		_exit(1);
 	madvise(m, size + extra + leak_cap, MADV_NOHUGEPAGE);
@@ -62,8 +68,6 @@ static void child(size_t mib, int leak, int ready_fd)
 		_exit(1);
 	close(ready_fd);
 	for (;;) {
-		if (getppid() == 1)
-			_exit(0);
 		if (!busy && !(leak && leak_on)) {
 			pause();
 			continue;
@@ -88,15 +92,17 @@ static void child(size_t mib, int leak, int ready_fd)
 int main(int argc, char **argv)
 {
 	int n = 1000, leak = 0, churn = 0, opt, pfd[2];
-	size_t mib = 3;
+	size_t kib = 3 << 10;
 	pid_t *kids;
 	struct sigaction sa;
 
-	while ((opt = getopt(argc, argv, "n:m:lHc:")) != -1) {
+	while ((opt = getopt(argc, argv, "n:m:k:lHc:")) != -1) {
 		if (opt == 'n')
 			n = atoi(optarg);
 		else if (opt == 'm')
-			mib = (size_t)atol(optarg);
+			kib = (size_t)atol(optarg) << 10;
+		else if (opt == 'k')
+			kib = (size_t)atol(optarg);
 		else if (opt == 'l')
 			leak = 1;
 		else if (opt == 'H')
@@ -117,10 +123,17 @@ int main(int argc, char **argv)
 	if (!kids || pipe(pfd))
 		return 1;
 	for (int i = 0; i < n; i++) {
+		pid_t parent = getpid();
+
 		kids[i] = fork();
+		if (kids[i] < 0) {
+			fprintf(stderr, "procs: fork %d of %d: %s\n", i + 1, n,
+				strerror(errno));
+			return 1; /* the children die with it */
+		}
 		if (kids[i] == 0) {
 			close(pfd[0]);
-			child(mib, leak, pfd[1]);
+			child(kib, leak, pfd[1], parent);
 		}
 	}
 	close(pfd[1]);

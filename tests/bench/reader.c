@@ -18,6 +18,9 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,6 +134,18 @@ static int run_hour(struct memz_sampler *s, struct memz_snapshot *snap,
 	       "RssFile_kB=%ld Pss_kB=%ld\n", cycles, snap->view.n_procs,
 	       vm_rss_kb(), status_kb("RssAnon:"), status_kb("RssFile:"),
 	       pss_kb());
+#ifdef __GLIBC__
+	{
+		/* where RssAnon goes: what malloc hands out against what it
+		 * holds free (fragmentation, or the top it keeps) */
+		struct mallinfo2 mi = mallinfo2();
+
+		printf("hour: heap_in_use_kB=%zu heap_free_kB=%zu "
+		       "heap_top_free_kB=%zu mmapped_kB=%zu\n",
+		       mi.uordblks >> 10, mi.fordblks >> 10,
+		       mi.keepcost >> 10, mi.hblkhd >> 10);
+	}
+#endif
 	return 0;
 }
 
