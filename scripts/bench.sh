@@ -11,9 +11,11 @@
 # starts them (once neither is flagged for its allocation ramp), so the
 # seconds each takes to be flagged compare the large one's with the small.
 # Then the core sampler over an hour of fake clock (3600 cycles), for its RSS,
-# and the per-cycle ratio bench of the core issue (tests/bench_sampler),
-# whose per-process cost at SCALE idle processes against N is the scale
-# phase. Last the stall phase: the worst mmap+munmap latency inside one
+# and the per-cycle ratio bench of the core issue (tests/bench_sampler). The
+# scale phase: memz.plugin and the core reader, measured from the outside,
+# at N and at SCALE idle processes of SCALE_KIB KiB each (the same small
+# size at both points, so that 8,000 fit in RAM), CPU per process per second,
+# and bench_sampler's per-cycle figure at both. Last the stall phase: the worst mmap+munmap latency inside one
 # process of STALL_MIB MiB over STALL_S seconds alone, under memz.plugin,
 # and under the naive reader (smaps_rollup whole, as readers without a
 # size bound do).
@@ -23,9 +25,19 @@
 #
 # Environment: BENCH_PROCS (1000), BENCH_MIB (3), BENCH_WINDOW (60 s),
 # BENCH_BIG_MIB (4096), BENCH_CYCLES (20, for bench_sampler), BENCH_FORKS
-# (10), BENCH_SCALE (8000), BENCH_STALL_MIB (8192; 0 skips the phase),
-# BENCH_STALL_S (150). Take /tmp/memz-it.lock around it on a shared machine.
+# (10), BENCH_SCALE (8000; 0 skips the phase), BENCH_SCALE_KIB (512),
+# BENCH_STALL_MIB (8192; 0 skips the phase), BENCH_STALL_S (150).
+# BENCH_QUICK=1 changes the defaults to short windows (10 s, stall 20 s of
+# 2 GiB, scale 2,000) to try the whole bench in a few minutes; its figures
+# are not the README's. The table is also written as markdown to BENCH_MD
+# (bench.md), and with BENCH_README=FILE spliced into FILE between its
+# bench:begin and bench:end markers. Take /tmp/memz-it.lock around it on a
+# shared machine.
 set -u
+if [ -n "${BENCH_QUICK:-}" ]; then
+	: "${BENCH_WINDOW:=10}" "${BENCH_STALL_S:=20}" "${BENCH_STALL_MIB:=2048}"
+	: "${BENCH_SCALE:=2000}" "${BENCH_BIG_MIB:=1024}" "${BENCH_CYCLES:=8}"
+fi
 B=${top_builddir:-$(pwd)}
 N=${BENCH_PROCS:-1000}
 MIB=${BENCH_MIB:-3}
@@ -35,8 +47,12 @@ FORKS=${BENCH_FORKS:-10}
 SCALE=${BENCH_SCALE:-8000}
 STALL_MIB=${BENCH_STALL_MIB:-8192}
 STALL_S=${BENCH_STALL_S:-150}
+SCALE_KIB=${BENCH_SCALE_KIB:-512}
+MD=${BENCH_MD:-bench.md}
 D=$(mktemp -d /tmp/memz-bench.XXXXXX)
+R=$(mktemp -d /tmp/memz-bench-r.XXXXXX) # results, kept across phases
 PIDS=""
+PID_MAX0=""
 APPS=/usr/lib/netdata/plugins.d/apps.plugin
 COLLECTD=${COLLECTD_BIN:-/usr/sbin/collectd}
 
@@ -44,8 +60,12 @@ cleanup() {
 	for p in $PIDS; do kill "$p" 2>/dev/null; done
 	for p in $PIDS; do wait "$p" 2>/dev/null; done
 	[ -n "${BENCH_KEEP:-}" ] || rm -rf "$D"
+	if [ -n "$PID_MAX0" ]; then
+		echo "$PID_MAX0" >/proc/sys/kernel/pid_max
+		PID_MAX0=""
+	fi
 }
-trap cleanup EXIT
+trap 'cleanup; [ -n "${BENCH_KEEP:-}" ] || rm -rf "$R"' EXIT
 trap 'exit 1' INT TERM
 
 say() { printf '%s\n' "$*" >&2; }
@@ -84,6 +104,53 @@ LoadPlugin logfile
 </Plugin>
 $2
 EOC
+}
+
+# md_table: the figures of this run in $R as the README's markdown
+md_table() {
+	printf '| reader | idle | %s forks/s | all changing | + one %s MiB process leaking |\n' "$FORKS" "$BIG"
+	printf '| --- | --- | --- | --- | --- |\n'
+	for r in $READERS; do
+		awk -v n="${r%%=*}" -v dir="$R" 'BEGIN {
+			split("idle churn busy large", ph, " ")
+			for (k = 1; k <= 4; k++)
+				while ((getline l < (dir "/" ph[k])) > 0) {
+					split(l, x, " "); v[k, x[1]] = x[2]
+				}
+			label["memz-core"] = "memz core sampler (one cycle a second)"
+			label["memz.so/collectd"] = "memz.so in collectd"
+			label["memz.plugin"] = "memz.plugin (netdata)"
+			label["naive-rollup"] = "naive smaps_rollup reader"
+			label["collectd-processes"] = "collectd `processes` plugin (`ProcessMatch \"all\" \".*\"`, no PSS)"
+			label["apps.plugin"] = "netdata `apps.plugin` (no PSS)"
+			line = "| " label[n]
+			for (k = 1; k <= 4; k++) {
+				c = v[k, "collectd-processes"]
+				a = v[k, "apps.plugin"]
+				cell = sprintf("%.2f ms/s", v[k, n])
+				if (n ~ /^memz/ && c > 0 && a > 0)
+					cell = cell sprintf(" (%.3fx cd, %.3fx apps)", v[k, n] / c, v[k, n] / a)
+				line = line " | " cell
+			}
+			print line " |" }'
+	done
+	printf '\n(x cd, x apps: memz over collectd'"'"'s `processes` plugin and over `apps.plugin` in the same window; %s idle processes of %s MiB, windows of %s s; `make bench`.)\n' "$N" "$MIB" "$W"
+	if [ -f "$R/scale.$N" ] && [ -f "$R/scale.$SCALE" ]; then
+		awk -v n1="$N" -v n2="$SCALE" -v kib="$SCALE_KIB" 'FNR == 1 { p[++k] = $1; pl[k] = $2; co[k] = $3 } END {
+			printf "\nScale, idle processes of %d KiB, CPU per process per second: memz.plugin %.2f us at %d processes, %.2f us at %d (%.2fx); the core reader %.2f and %.2f us (%.2fx).\n",
+				kib, pl[1], p[1], pl[2], p[2], (pl[1] > 0 ? pl[2] / pl[1] : 0),
+				co[1], co[2], (co[1] > 0 ? co[2] / co[1] : 0) }' "$R/scale.$N" "$R/scale.$SCALE"
+	fi
+	if [ -f "$R/stall.alone" ]; then
+		printf '\nStall, worst mmap+munmap of 64 KiB (every ms, %s s) inside a %s MiB process: ' "$STALL_S" "$STALL_MIB"
+		for l in alone memz naive; do
+			[ -f "$R/stall.$l" ] || continue
+			printf '%s %s ms; ' "$l" "$(sed 's/^worst_ms=\([^ ]*\).*/\1/' "$R/stall.$l")"
+		done
+		printf '(alone: nothing reading it; memz: memz.plugin running; naive: smaps_rollup read whole every second).\n'
+	fi
+	[ -f "$R/hour.out" ] && printf '\nmemz'"'"'s own memory, the core sampler with %s processes after a fake-clock hour: %s\n' "$N" "$(head -n 1 "$R/hour.out" | cut -d' ' -f2-)"
+	return 0
 }
 
 # ---- the processes ----
@@ -234,6 +301,10 @@ printf '(large: watched 0 is the %s MiB process, watched 1 the 8 MiB one; flagge
 printf 'RSS after the run:%s\n' "$RSS_LINE"
 printf 'memz-core, fake-clock %s\n' "$(cat "$D/hour.out")"
 printf '(memz.so and memz.plugin run their own pace policy: eco mode samples every 2 s)\n\n'
+for f in idle churn busy large idle.memz churn.memz busy.memz large.memz hour.out; do
+	cp "$D/$f" "$R/" 2>/dev/null
+done
+echo "$RSS_LINE" >"$R/rss"
 
 cleanup
 PIDS=""
@@ -242,15 +313,83 @@ say "bench: per-cycle ratio (tests/bench_sampler, own processes)"
 "$B/tests/bench_sampler" -n "$N" -c "${BENCH_CYCLES:-20}" -f "$FORKS"
 
 # ---- scale: per-process cost at N and at SCALE idle processes ----
+# scale_point COUNT: COUNT idle processes of SCALE_KIB KiB; memz.plugin and
+# the core reader, started on them, warmed up (first reads), then measured
+# from the outside over W -> $D/scale.COUNT: "procs us_plugin us_core" in
+# CPU microseconds per process per second, processes counting every pid of
+# the machine (what memz reads), and the core's last window line.
+scale_point() {
+	"$B/tests/bench/procs" -n "$1" -k "$SCALE_KIB" >"$D/sp.$1" &
+	spp=$!
+	PIDS="$PIDS $spp"
+	wait_line "$D/sp.$1" ready 600 || { say "bench: $1 processes not ready"; return 1; }
+	"$B/tests/bench/reader" memz >"$D/sr.$1" &
+	src=$!
+	"$B/memz.plugin" 1 <&3 >/dev/null 2>"$D/sm.$1" &
+	srm=$!
+	PIDS="$PIDS $src $srm"
+	sleep 10
+	kill -USR1 "$src"
+	n0=$(ls /proc | grep -c '^[0-9]')
+	a1=$(cpu_ns "$src") a2=$(cpu_ns "$srm") t0=$(date +%s.%N)
+	sleep "$W"
+	b1=$(cpu_ns "$src") b2=$(cpu_ns "$srm") t1=$(date +%s.%N)
+	n1=$(ls /proc | grep -c '^[0-9]')
+	kill -USR1 "$src"
+	sleep 1.2
+	for q in "$src" "$srm"; do
+		[ -d /proc/"$q" ] || say "bench: scale reader $q exited early; see $D"
+	done
+	kill "$src" "$srm" "$spp" 2>/dev/null
+	wait "$src" "$srm" "$spp" 2>/dev/null
+	echo "$a1 $b1 $a2 $b2 $t0 $t1 $n0 $n1" | awk '{
+		dt = $6 - $5; n = ($7 + $8) / 2
+		printf "%d %.3f %.3f\n", n, ($4 - $3) / 1e3 / dt / n,
+			($2 - $1) / 1e3 / dt / n }' >"$D/scale.$1"
+	tail -n 1 "$D/sr.$1" >>"$D/scale.$1"
+}
 if [ "$SCALE" -gt 0 ]; then
-	say "bench: scale, $N and $SCALE processes (no memory touched)"
-	"$B/tests/bench_sampler" -n "$N" -m 0 -c "${BENCH_CYCLES:-20}" >"$D/scale1" 2>&1
-	"$B/tests/bench_sampler" -n "$SCALE" -m 0 -c "${BENCH_CYCLES:-20}" >"$D/scale2" 2>&1
+	# thousands of pids more than the machine runs, and the churn of the
+	# others' tests besides: pid_max must leave room (restored in cleanup)
+	need=$((SCALE * 2 + 8192))
+	pm=$(cat /proc/sys/kernel/pid_max)
+	if [ "$pm" -lt "$need" ]; then
+		if echo "$need" >/proc/sys/kernel/pid_max 2>/dev/null; then
+			PID_MAX0=$pm
+		else
+			say "bench: pid_max $pm < $need and not raised; scale may fail"
+		fi
+	fi
+	mkfifo "$D/stdin6"
+	exec 3<>"$D/stdin6"
+	say "bench: scale, memz.plugin and the core at $N and $SCALE idle processes of $SCALE_KIB KiB"
+	scale_point "$N"
+	scale_point "$SCALE"
+	say "bench: scale, per-cycle (tests/bench_sampler -i)"
+	"$B/tests/bench_sampler" -i -n "$N" -k "$SCALE_KIB" -c "${BENCH_CYCLES:-20}" >"$D/scale1" 2>&1
+	"$B/tests/bench_sampler" -i -n "$SCALE" -k "$SCALE_KIB" -c "${BENCH_CYCLES:-20}" >"$D/scale2" 2>&1
+	printf '\nscale: CPU us per process per second, idle processes of %s KiB (goal: ratio <= 1.3)\n' "$SCALE_KIB"
+	for r in plugin core; do
+		f=2
+		[ "$r" = core ] && f=3
+		awk -v r="$r" -v f="$f" -v n1="$N" -v n2="$SCALE" 'FNR == 1 {
+			v[++k] = $f; p[k] = $1 } END {
+			name = r == "plugin" ? "memz.plugin" : "memz-core"
+			printf "%-12s %.3f at %d processes (%d of them), %.3f at %d (%d): ratio %.3f\n",
+				name, v[1], n1, p[1], v[2], n2, p[2], (v[1] > 0 ? v[2] / v[1] : 0) }' \
+			"$D/scale.$N" "$D/scale.$SCALE"
+	done
+	for c in "$N" "$SCALE"; do
+		printf 'memz-core at %s: %s\n' "$c" "$(sed -n 2p "$D/scale.$c" | cut -d' ' -f2-)"
+	done
 	u1=$(awk '/^idle: memz/ { sub(/\(/, "", $5); print $5 }' "$D/scale1")
 	u2=$(awk '/^idle: memz/ { sub(/\(/, "", $5); print $5 }' "$D/scale2")
-	printf '\nscale: idle us per process per cycle: %s at %s, %s at %s; ratio %s (goal <= 1.3)\n' \
+	printf 'bench_sampler: idle us per process per cycle: %s at %s, %s at %s; ratio %s\n' \
 		"$u1" "$N" "$u2" "$SCALE" "$(echo "scale=3; $u2 / $u1" | bc)"
 	grep -h 'files_read' "$D/scale1" "$D/scale2" | grep '^idle'
+	cp "$D/scale.$N" "$D/scale.$SCALE" "$D/scale1" "$D/scale2" "$R/"
+	cleanup
+	D=$(mktemp -d /tmp/memz-bench.XXXXXX)
 fi
 
 # ---- stall: worst mmap+munmap latency inside a big process ----
@@ -279,8 +418,20 @@ if [ "$STALL_MIB" -gt 0 ]; then
 	stall_run naive "$B/tests/bench/reader" naive
 	printf '\nstall: worst mmap+munmap of 64 KiB every ms inside a %s MiB process over %s s (goal under memz <= 10 ms)\n' "$STALL_MIB" "$STALL_S"
 	for l in alone memz naive; do
-		[ -f "$D/stall.$l" ] && printf '%-8s %s\n' "$l" "$(tail -n 1 "$D/stall.$l")"
+		[ -f "$D/stall.$l" ] || continue
+		printf '%-8s %s\n' "$l" "$(tail -n 1 "$D/stall.$l")"
+		tail -n 1 "$D/stall.$l" >"$R/stall.$l"
 	done
 fi
 cleanup
+
+# ---- the README's table, from this run ----
+md_table >"$MD"
+say "bench: markdown table in $MD"
+if [ -n "${BENCH_README:-}" ]; then
+	awk -v md="$MD" '/<!-- bench:begin -->/ { print; while ((getline l < md) > 0) print l; skip = 1; next }
+		/<!-- bench:end -->/ { skip = 0 } !skip' "$BENCH_README" >"$R/readme" &&
+		cat "$R/readme" >"$BENCH_README" && say "bench: table spliced into $BENCH_README"
+fi
+rm -rf "$R"
 trap - EXIT
