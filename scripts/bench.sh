@@ -26,6 +26,7 @@
 # Environment: BENCH_PROCS (1000), BENCH_MIB (3), BENCH_WINDOW (60 s),
 # BENCH_BIG_MIB (4096), BENCH_CYCLES (20, for bench_sampler), BENCH_FORKS
 # (10), BENCH_SCALE (8000; 0 skips the phase), BENCH_SCALE_KIB (512),
+# BENCH_SCALE_WARM (60 s before each scale window),
 # BENCH_STALL_MIB (8192; 0 skips the phase), BENCH_STALL_S (150).
 # BENCH_QUICK=1 changes the defaults to short windows (10 s, stall 20 s of
 # 2 GiB, scale 2,000) to try the whole bench in a few minutes; its figures
@@ -37,6 +38,7 @@ set -u
 if [ -n "${BENCH_QUICK:-}" ]; then
 	: "${BENCH_WINDOW:=10}" "${BENCH_STALL_S:=20}" "${BENCH_STALL_MIB:=2048}"
 	: "${BENCH_SCALE:=2000}" "${BENCH_BIG_MIB:=1024}" "${BENCH_CYCLES:=8}"
+	: "${BENCH_SCALE_WARM:=15}"
 fi
 B=${top_builddir:-$(pwd)}
 N=${BENCH_PROCS:-1000}
@@ -48,6 +50,7 @@ SCALE=${BENCH_SCALE:-8000}
 STALL_MIB=${BENCH_STALL_MIB:-8192}
 STALL_S=${BENCH_STALL_S:-150}
 SCALE_KIB=${BENCH_SCALE_KIB:-512}
+SCALE_WARM=${BENCH_SCALE_WARM:-60}
 MD=${BENCH_MD:-bench.md}
 D=$(mktemp -d /tmp/memz-bench.XXXXXX)
 R=$(mktemp -d /tmp/memz-bench-r.XXXXXX) # results, kept across phases
@@ -328,7 +331,10 @@ scale_point() {
 	"$B/memz.plugin" 1 <&3 >/dev/null 2>"$D/sm.$1" &
 	srm=$!
 	PIDS="$PIDS $src $srm"
-	sleep 10
+	# first reads of thousands of processes are paced by CpuBudget: at
+	# 8,000 they take half a minute, and PssMaxAge (60 s) sets the steady
+	# state, so a minute of warm-up, as the issue measures
+	sleep "$SCALE_WARM"
 	kill -USR1 "$src"
 	n0=$(ls /proc | grep -c '^[0-9]')
 	a1=$(cpu_ns "$src") a2=$(cpu_ns "$srm") t0=$(date +%s.%N)
