@@ -152,7 +152,14 @@ md_table() {
 		done
 		printf '(alone: nothing reading it; memz: memz.plugin running; naive: smaps_rollup read whole every second).\n'
 	fi
-	[ -f "$R/hour.out" ] && printf '\nmemz'"'"'s own memory, the core sampler with %s processes after a fake-clock hour: %s\n' "$N" "$(head -n 1 "$R/hour.out" | cut -d' ' -f2-)"
+	if [ -f "$R/hour.out" ]; then
+		printf '\nmemz'"'"'s own memory, the core sampler after a fake-clock hour (3,600 cycles):\n\n'
+		printf '| processes | VmRSS | RssAnon | RssFile | PSS |\n| --- | --- | --- | --- | --- |\n'
+		cat "$R/hour.out" "$R/hour.more" 2>/dev/null | awk '/VmRSS_kB/ {
+			for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+			printf "| %s | %s kB | %s kB | %s kB | %s kB |\n", v["procs"], v["VmRSS_kB"],
+				v["RssAnon_kB"], v["RssFile_kB"], v["Pss_kB"] }'
+	fi
 	return 0
 }
 
@@ -264,6 +271,19 @@ for r in $READERS; do RSS_LINE="$RSS_LINE ${r%%=*}=$(rss_kb "${r#*=}")kB"; done
 
 kill "$BIGP" "$SMALLP"; wait "$BIGP" "$SMALLP" 2>/dev/null
 "$B/tests/bench/reader" hour -c 3600 >"$D/hour.out"
+# memz's RSS should grow linearly with the processes past N: the same hour
+# with N and 3N more idle processes of SCALE_KIB KiB beside them
+for more in "$N" $((N * 3)); do
+	"$B/tests/bench/procs" -n "$more" -k "$SCALE_KIB" >"$D/more.out" &
+	mp=$!
+	PIDS="$PIDS $mp"
+	if wait_line "$D/more.out" ready 300; then
+		"$B/tests/bench/reader" hour -c 3600 | head -n 1 >>"$D/hour.more"
+	fi
+	kill "$mp"
+	wait "$mp" 2>/dev/null
+	rm -f "$D/more.out"
+done
 
 # ---- the table ----
 printf '\n%s idle processes of %s MiB, windows of %s s (the large one %s s), CPU ms per s of each reader (ratio to the naive reader)\n\n' "$N" "$MIB" "$W" "$WL"
@@ -303,8 +323,9 @@ done
 printf '(large: watched 0 is the %s MiB process, watched 1 the 8 MiB one; flagged_after_leak_start_s is the detector latency)\n' "$BIG"
 printf 'RSS after the run:%s\n' "$RSS_LINE"
 printf 'memz-core, fake-clock %s\n' "$(cat "$D/hour.out")"
+sed 's/^/memz-core, fake-clock, more processes: /' "$D/hour.more" 2>/dev/null
 printf '(memz.so and memz.plugin run their own pace policy: eco mode samples every 2 s)\n\n'
-for f in idle churn busy large idle.memz churn.memz busy.memz large.memz hour.out; do
+for f in idle churn busy large idle.memz churn.memz busy.memz large.memz hour.out hour.more; do
 	cp "$D/$f" "$R/" 2>/dev/null
 done
 echo "$RSS_LINE" >"$R/rss"
