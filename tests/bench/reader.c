@@ -295,6 +295,10 @@ int main(int argc, char **argv)
 	int cycles = 3600, opt;
 	struct sigaction sa;
 
+#ifdef __GLIBC__
+	/* as memz.plugin does (plugins/netdata/main.c) */
+	mallopt(M_MMAP_THRESHOLD, 128 * 1024);
+#endif
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_sig;
 	sigaction(SIGUSR1, &sa, NULL);
