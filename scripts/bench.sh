@@ -148,9 +148,11 @@ md_table() {
 		printf '\nStall, worst mmap+munmap of 64 KiB (every ms, %s s) inside a %s MiB process: ' "$STALL_S" "$STALL_MIB"
 		for l in alone memz naive; do
 			[ -f "$R/stall.$l" ] || continue
-			printf '%s %s ms; ' "$l" "$(sed 's/^worst_ms=\([^ ]*\).*/\1/' "$R/stall.$l")"
+			printf '%s %s; ' "$l" "$(awk '/worst_ms/ { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+				printf "worst %s ms, p99.9 %s ms", v["worst_ms"], v["p999_ms"]
+				if ("over_10ms" in v) printf ", %s over 10 ms", v["over_10ms"] }' "$R/stall.$l")"
 		done
-		printf '(alone: nothing reading it; memz: memz.plugin running; naive: smaps_rollup read whole every second).\n'
+		printf '(alone: nothing reading it; memz: memz.plugin running; naive: smaps_rollup read whole every second; the worst alone is the shared machine'"'"'s own).\n'
 	fi
 	if [ -f "$R/hour.out" ]; then
 		printf '\nmemz'"'"'s own memory, the core sampler after a fake-clock hour (3,600 cycles):\n\n'
