@@ -1,13 +1,16 @@
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <yajl/yajl_tree.h>
 
 #include "memz/cgroup.h"
 #include "memz/readbuf.h"
+#include "parse_util.h"
 
 #define MAX_COMPONENTS 64
 #define SHORT_ID 12
@@ -26,6 +29,20 @@ const char *memz_cgroup_kind_name(enum memz_cgroup_kind k)
 		break;
 	}
 	return "path";
+}
+
+/* Does the comma-separated list [s, e) hold the word w? */
+static bool lists(const char *s, const char *e, const char *w)
+{
+	while (s < e) {
+		const char *c = memchr(s, ',', (size_t)(e - s));
+		const char *t = c ? c : e;
+
+		if (mz_eq(s, t, w))
+			return true;
+		s = c ? c + 1 : e;
+	}
+	return false;
 }
 
 struct comp {
@@ -275,6 +292,153 @@ void memz_cgroup_apply_docker_name(struct memz_cgroup_name *n,
 	snprintf(n->name, sizeof n->name, "docker:%s", dn);
 }
 
+int memz_cgroup_of_proc(const char *buf, size_t len, char *out,
+			size_t outlen, int *version)
+{
+	const char *p = buf, *end = buf + len, *ls, *le;
+	const char *v2 = NULL, *v2_end = NULL, *first = NULL, *first_end = NULL;
+	const char *s, *e;
+	size_t n;
+
+	while (mz_next_line(&p, end, &ls, &le)) {
+		const char *c1, *c2;
+		unsigned long long id;
+
+		s = ls;
+		if (ls == le)
+			continue;
+		if (memz_parse_u64(&s, le, &id) || s >= le || *s != ':')
+			return -EINVAL;
+		c1 = s;
+		c2 = memchr(c1 + 1, ':', (size_t)(le - c1 - 1));
+		if (!c2)
+			return -EINVAL;
+		if (lists(c1 + 1, c2, "memory")) {
+			*version = 1;
+			s = c2 + 1;
+			e = le;
+			goto copy;
+		}
+		if (!v2 && id == 0 && c2 == c1 + 1) {
+			v2 = c2 + 1;
+			v2_end = le;
+		}
+		if (!first) {
+			first = c2 + 1;
+			first_end = le;
+		}
+	}
+	if (v2) {
+		*version = 2;
+		s = v2;
+		e = v2_end;
+	} else if (first) {
+		*version = 0;
+		s = first;
+		e = first_end;
+	} else {
+		return -EINVAL;
+	}
+copy:
+	n = (size_t)(e - s);
+	if (outlen == 0 || n > outlen - 1)
+		return -ENAMETOOLONG;
+	memcpy(out, s, n);
+	out[n] = '\0';
+	return 0;
+}
+
+/* v1 reports "unlimited" as LONG_MAX rounded down to a page; no machine
+ * has 2^62 bytes, so anything from there on is no limit. */
+#define V1_UNLIMITED (1ull << 62)
+
+int memz_cgroup_parse_limit(const char *buf, size_t len, uint64_t *out)
+{
+	const char *s = buf, *e = buf + len;
+	unsigned long long v;
+
+	while (e > s && (e[-1] == '\n' || e[-1] == ' '))
+		e--;
+	if (mz_eq(s, e, "max")) {
+		*out = UINT64_MAX;
+		return 0;
+	}
+	if (memz_parse_u64(&s, e, &v) || s != e)
+		return -EINVAL;
+	*out = v >= V1_UNLIMITED ? UINT64_MAX : v;
+	return 0;
+}
+
+int memz_cgroup_parse_key(const char *buf, size_t len, const char *key,
+			  uint64_t *out)
+{
+	const char *p = buf, *end = buf + len, *ls, *le;
+
+	while (mz_next_line(&p, end, &ls, &le)) {
+		const char *sp = memchr(ls, ' ', (size_t)(le - ls));
+		const char *s;
+		unsigned long long v;
+
+		if (!sp || !mz_eq(ls, sp, key))
+			continue;
+		s = sp;
+		if (memz_parse_u64(&s, le, &v) || s != le)
+			return -EINVAL;
+		*out = v;
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int memz_cgroup_root_at(const char *sys_root, const char *rel, int version,
+			struct memz_cgroup_root *r)
+{
+	int w = snprintf(r->dir, sizeof r->dir, "%s%s", sys_root, rel);
+
+	r->version = version;
+	if (w < 0 || (size_t)w >= sizeof r->dir) {
+		r->version = 0;
+		return -ENAMETOOLONG;
+	}
+	return 0;
+}
+
+/* Does a v2 hierarchy's cgroup.controllers list memory? */
+static bool v2_has_memory(const struct memz_cgroup_root *r)
+{
+	char file[sizeof r->dir + 32], buf[512];
+	size_t len;
+
+	snprintf(file, sizeof file, "%s/cgroup.controllers", r->dir);
+	if (memz_read_file_at(AT_FDCWD, file, buf, sizeof buf, &len))
+		return false;
+	for (char *p = buf; p < buf + len;) {
+		char *e = p + strcspn(p, " \n");
+
+		if (mz_eq(p, e, "memory"))
+			return true;
+		p = e + 1;
+	}
+	return false;
+}
+
+int memz_cgroup_find_root(const char *sys_root, struct memz_cgroup_root *r)
+{
+	struct stat st;
+
+	if (!memz_cgroup_root_at(sys_root, "/fs/cgroup/memory", 1, r) &&
+	    !stat(r->dir, &st) && S_ISDIR(st.st_mode))
+		return 0;
+	if (!memz_cgroup_root_at(sys_root, "/fs/cgroup", 2, r) &&
+	    v2_has_memory(r))
+		return 0;
+	if (!memz_cgroup_root_at(sys_root, "/fs/cgroup/unified", 2, r) &&
+	    v2_has_memory(r))
+		return 0;
+	r->version = 0;
+	return -ENOENT;
+}
+
 /* No component of path may climb out of the hierarchy or stand for it. */
 static bool safe_path(const char *path)
 {
@@ -298,63 +462,168 @@ static bool safe_path(const char *path)
 	return true;
 }
 
-/* One number (or "max") from a cgroup file. */
-static int read_value(const char *file, uint64_t *v, bool *max)
+int memz_cgroup_read_file(const struct memz_cgroup_root *r, const char *path,
+			  enum memz_cgroup_file f, char *buf, size_t cap,
+			  size_t *len)
 {
-	char buf[64];
-	const char *p = buf;
+	static const char *const name[2][4] = {
+		{ "memory.limit_in_bytes", "memory.usage_in_bytes",
+		  "memory.oom_control", "memory.stat" },
+		{ "memory.max", "memory.current", "memory.events",
+		  "memory.stat" },
+	};
+	char file[sizeof r->dir + 1024];
+	int w;
+
+	if (r->version != 1 && r->version != 2)
+		return -ENOENT;
+	if (*path && !safe_path(path))
+		return -EINVAL;
+	if (!strcmp(path, "/"))
+		path = "";
+	w = snprintf(file, sizeof file, "%s%s/%s", r->dir, path,
+		     name[r->version - 1][f]);
+	if (w < 0 || (size_t)w >= sizeof file)
+		return -ENAMETOOLONG;
+	return memz_read_file_at(AT_FDCWD, file, buf, cap, len);
+}
+
+/* A file that holds one number. */
+static int read_number(const struct memz_cgroup_root *r, const char *path,
+		       enum memz_cgroup_file f, char *buf, size_t cap,
+		       uint64_t *v)
+{
+	const char *s = buf, *e;
 	unsigned long long x;
 	size_t len;
-	int fd, rc;
+	int rc = memz_cgroup_read_file(r, path, f, buf, cap, &len);
 
-	fd = open(file, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	rc = memz_pread_file(fd, buf, sizeof buf, &len);
-	close(fd);
 	if (rc)
 		return rc;
-	while (len && (buf[len - 1] == '\n' || buf[len - 1] == ' '))
-		buf[--len] = '\0';
-	*max = false;
-	if (!strcmp(buf, "max")) {
-		*max = true;
-		*v = 0;
-		return 0;
-	}
-	if (memz_parse_u64(&p, buf + len, &x) || p != buf + len)
+	e = buf + len;
+	while (e > s && (e[-1] == '\n' || e[-1] == ' '))
+		e--;
+	if (memz_parse_u64(&s, e, &x) || s != e)
 		return -EINVAL;
 	*v = x;
 	return 0;
 }
 
-static int read_pair(const char *dir, const char *path, const char *limit,
-		     const char *usage, struct memz_cgroup_mem *out)
+int memz_cgroup_limit(const struct memz_cgroup_root *r, const char *path,
+		      char *buf, size_t cap, uint64_t *limit)
 {
-	char file[1024];
-	bool max;
-	int rc;
+	size_t len;
+	int rc = memz_cgroup_read_file(r, path, MEMZ_CGF_LIMIT, buf, cap, &len);
 
-	if (snprintf(file, sizeof file, "%s%s/%s", dir, path, usage) >=
-	    (int)sizeof file)
-		return -ENAMETOOLONG;
-	rc = read_value(file, &out->usage, &max);
+	return rc ? rc : memz_cgroup_parse_limit(buf, len, limit);
+}
+
+int memz_cgroup_usage(const struct memz_cgroup_root *r, const char *path,
+		      char *buf, size_t cap, uint64_t *usage)
+{
+	return read_number(r, path, MEMZ_CGF_USAGE, buf, cap, usage);
+}
+
+static int read_key(const struct memz_cgroup_root *r, const char *path,
+		    enum memz_cgroup_file f, const char *key, char *buf,
+		    size_t cap, uint64_t *v)
+{
+	size_t len;
+	int rc = memz_cgroup_read_file(r, path, f, buf, cap, &len);
+
+	return rc ? rc : memz_cgroup_parse_key(buf, len, key, v);
+}
+
+int memz_cgroup_oom_kills(const struct memz_cgroup_root *r, const char *path,
+			  char *buf, size_t cap, uint64_t *kills)
+{
+	return read_key(r, path, MEMZ_CGF_EVENTS, "oom_kill", buf, cap, kills);
+}
+
+int memz_cgroup_inactive_file(const struct memz_cgroup_root *r,
+			      const char *path, char *buf, size_t cap,
+			      uint64_t *inactive)
+{
+	return read_key(r, path, MEMZ_CGF_STAT,
+			r->version == 1 ? "total_inactive_file" : "inactive_file",
+			buf, cap, inactive);
+}
+
+struct walk {
+	const struct memz_cgroup_root *r;
+	unsigned max_dirs, max_depth, visited;
+	size_t path_max;
+	char *buf;
+	size_t cap;
+	memz_cgroup_walk_fn *fn;
+	void *ctx;
+};
+
+static void walk(struct walk *w, const char *path, unsigned depth)
+{
+	char dir[sizeof w->r->dir + 1024], sub[1024];
+	struct dirent *de;
+	DIR *d;
+	int n;
+
+	n = snprintf(dir, sizeof dir, "%s%s", w->r->dir, path);
+	if (n < 0 || (size_t)n >= sizeof dir)
+		return;
+	d = opendir(dir);
+	if (!d)
+		return;
+	while (w->visited < w->max_dirs && (de = readdir(d))) {
+		uint64_t limit;
+		int rc;
+
+		if (de->d_name[0] == '.' ||
+		    (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
+			continue;
+		n = snprintf(sub, sizeof sub, "%s/%s", path, de->d_name);
+		if (n < 0 || (size_t)n >= sizeof sub || (size_t)n >= w->path_max)
+			continue;
+		rc = memz_cgroup_limit(w->r, sub, w->buf, w->cap, &limit);
+		if (rc == -ENOENT || rc == -ENOTDIR)
+			continue; /* not a cgroup (or gone) */
+		w->visited++;
+		if (!rc)
+			w->fn(w->ctx, sub, limit);
+		if (depth + 1 < w->max_depth)
+			walk(w, sub, depth + 1);
+	}
+	closedir(d);
+}
+
+unsigned memz_cgroup_walk(const struct memz_cgroup_root *r, unsigned max_dirs,
+			  unsigned max_depth, size_t path_max, char *buf,
+			  size_t cap, memz_cgroup_walk_fn *fn, void *ctx)
+{
+	struct walk w = { r, max_dirs, max_depth, 0, path_max, buf, cap, fn,
+			  ctx };
+
+	if (r->version == 1 || r->version == 2)
+		walk(&w, "", 0);
+	return w.visited;
+}
+
+/* usage and limit of path in r; the root cgroup has usage but no limit
+ * file. */
+static int read_pair(const struct memz_cgroup_root *r, const char *path,
+		     struct memz_cgroup_mem *out)
+{
+	char buf[64];
+	int rc = memz_cgroup_usage(r, path, buf, sizeof buf, &out->usage);
+
 	if (rc)
 		return rc;
-	if (max)
-		return -EINVAL;
-	snprintf(file, sizeof file, "%s%s/%s", dir, path, limit);
-	rc = read_value(file, &out->limit, &max);
+	rc = memz_cgroup_limit(r, path, buf, sizeof buf, &out->limit);
 	if (rc == -ENOENT) {
-		/* the root cgroup has usage but no limit file */
-		out->limited = false;
-		out->limit = 0;
-		return 0;
+		out->limit = UINT64_MAX;
+		rc = 0;
 	}
 	if (rc)
 		return rc;
-	/* v1 writes "no limit" as LLONG_MAX rounded down to a page */
-	out->limited = !max && out->limit < 0x7ffffffffff00000ull;
+	out->limited = out->limit != UINT64_MAX;
 	if (!out->limited)
 		out->limit = 0;
 	return 0;
@@ -363,32 +632,32 @@ static int read_pair(const char *dir, const char *path, const char *limit,
 int memz_cgroup_read_mem(const char *sys_root, const char *path,
 			 struct memz_cgroup_mem *out)
 {
-	static const char *const v2[] = { "/fs/cgroup", "/fs/cgroup/unified" };
-	char dir[512];
-	int rc;
+	static const struct {
+		const char *rel;
+		int version;
+	} h[] = {
+		{ "/fs/cgroup", 2 },
+		{ "/fs/cgroup/unified", 2 },
+		{ "/fs/cgroup/memory", 1 },
+	};
+	struct memz_cgroup_root r;
+	int rc = -ENOENT;
 
 	memset(out, 0, sizeof *out);
 	if (!safe_path(path))
 		return -EINVAL;
-	if (!strcmp(path, "/"))
-		path = "";
-	for (size_t i = 0; i < 2; i++) {
-		snprintf(dir, sizeof dir, "%s%s", sys_root, v2[i]);
-		rc = read_pair(dir, path, "memory.max", "memory.current", out);
+	for (size_t i = 0; i < sizeof h / sizeof h[0]; i++) {
+		rc = memz_cgroup_root_at(sys_root, h[i].rel, h[i].version, &r);
+		if (!rc)
+			rc = read_pair(&r, path, out);
 		if (!rc) {
-			out->version = 2;
+			out->version = h[i].version;
 			return 0;
 		}
 		if (rc != -ENOENT && rc != -ENOTDIR)
-			return rc;
+			break;
 	}
-	snprintf(dir, sizeof dir, "%s/fs/cgroup/memory", sys_root);
-	rc = read_pair(dir, path, "memory.limit_in_bytes",
-		       "memory.usage_in_bytes", out);
-	if (!rc)
-		out->version = 1;
-	else
-		memset(out, 0, sizeof *out);
+	memset(out, 0, sizeof *out);
 	return rc == -ENOTDIR ? -ENOENT : rc;
 }
 

@@ -16,171 +16,24 @@ void memz_oom_init(struct memz_oom *o)
 	memset(o, 0, sizeof *o);
 }
 
-static int copy_range(const char *s, const char *e, char *out, size_t outlen)
+static bool is_v1(const struct memz_oom *o)
 {
-	size_t n = (size_t)(e - s);
-
-	if (n == 0 || *s != '/')
-		return -EINVAL;
-	if (n >= outlen)
-		return -ENAMETOOLONG;
-	memcpy(out, s, n);
-	out[n] = '\0';
-	return 0;
-}
-
-/* Does the comma-separated list [s, e) hold "memory"? */
-static bool lists_memory(const char *s, const char *e)
-{
-	while (s < e) {
-		const char *c = memchr(s, ',', (size_t)(e - s));
-		const char *t = c ? c : e;
-
-		if (mz_eq(s, t, "memory"))
-			return true;
-		s = c ? c + 1 : e;
-	}
-	return false;
-}
-
-int memz_oom_parse_memcg(const char *buf, size_t len, char *out,
-			 size_t outlen, bool *v1)
-{
-	const char *p = buf, *end = buf + len, *ls, *le;
-	const char *v2 = NULL, *v2_end = NULL;
-
-	while (mz_next_line(&p, end, &ls, &le)) {
-		const char *s = ls, *c1, *c2;
-		unsigned long long id;
-
-		if (ls == le)
-			continue;
-		if (memz_parse_u64(&s, le, &id) || s >= le || *s != ':')
-			return -EINVAL;
-		c1 = s;
-		c2 = memchr(c1 + 1, ':', (size_t)(le - c1 - 1));
-		if (!c2)
-			return -EINVAL;
-		if (lists_memory(c1 + 1, c2)) {
-			*v1 = true;
-			return copy_range(c2 + 1, le, out, outlen);
-		}
-		if (id == 0 && c2 == c1 + 1) {
-			v2 = c2 + 1;
-			v2_end = le;
-		}
-	}
-	if (!v2)
-		return -EINVAL;
-	*v1 = false;
-	return copy_range(v2, v2_end, out, outlen);
-}
-
-/* v1 reports "unlimited" as LONG_MAX rounded down to a page; no machine
- * has 2^62 bytes, so anything from there on is no limit. */
-#define V1_UNLIMITED (1ull << 62)
-
-int memz_oom_parse_limit(const char *buf, size_t len, uint64_t *out)
-{
-	const char *s = buf, *e = buf + len;
-	unsigned long long v;
-
-	while (e > s && (e[-1] == '\n' || e[-1] == ' '))
-		e--;
-	if (mz_eq(s, e, "max")) {
-		*out = UINT64_MAX;
-		return 0;
-	}
-	if (memz_parse_u64(&s, e, &v) || s != e)
-		return -EINVAL;
-	*out = v >= V1_UNLIMITED ? UINT64_MAX : v;
-	return 0;
-}
-
-int memz_oom_parse_key(const char *buf, size_t len, const char *key,
-		       uint64_t *out)
-{
-	const char *p = buf, *end = buf + len, *ls, *le;
-
-	while (mz_next_line(&p, end, &ls, &le)) {
-		const char *sp = memchr(ls, ' ', (size_t)(le - ls));
-		const char *s;
-		unsigned long long v;
-
-		if (!sp || !mz_eq(ls, sp, key))
-			continue;
-		s = sp;
-		if (memz_parse_u64(&s, le, &v) || s != le)
-			return -EINVAL;
-		*out = v;
-		return 0;
-	}
-	return -ENOENT;
-}
-
-/* ---- reading the hierarchy ---- */
-
-static int root_path(const struct memz_oom *o, const char *sys_root,
-		     char *out, size_t n)
-{
-	int w = snprintf(out, n, "%s/fs/cgroup%s", sys_root,
-			 o->v1 ? "/memory" : "");
-
-	return w < 0 || (size_t)w >= n ? -ENAMETOOLONG : 0;
-}
-
-/* file of the cgroup at path (in the hierarchy) into o->buf. */
-static int read_cg(struct memz_oom *o, const char *sys_root, const char *path,
-		   const char *file, size_t *len)
-{
-	char full[MEMZ_PATH_MAX + MEMZ_OOM_PATH_MAX + 64];
-	char root[MEMZ_PATH_MAX + 32];
-	int w;
-
-	if (root_path(o, sys_root, root, sizeof root))
-		return -ENAMETOOLONG;
-	w = snprintf(full, sizeof full, "%s%s/%s", root, path, file);
-	if (w < 0 || (size_t)w >= sizeof full)
-		return -ENAMETOOLONG;
-	o->files_read++;
-	return memz_read_file_at(AT_FDCWD, full, o->buf, sizeof o->buf, len);
-}
-
-static const char *limit_file(const struct memz_oom *o)
-{
-	return o->v1 ? "memory.limit_in_bytes" : "memory.max";
-}
-
-static void find_root(struct memz_oom *o, const char *sys_root)
-{
-	char p[MEMZ_PATH_MAX + 64];
-	struct stat st;
-
-	o->has_root = false;
-	snprintf(p, sizeof p, "%s/fs/cgroup/memory/memory.usage_in_bytes",
-		 sys_root);
-	if (!stat(p, &st)) {
-		o->v1 = o->has_root = true;
-		return;
-	}
-	snprintf(p, sizeof p, "%s/fs/cgroup/cgroup.controllers", sys_root);
-	if (!stat(p, &st)) {
-		o->v1 = false;
-		o->has_root = true;
-	}
+	return o->root.version == 1;
 }
 
 struct walk {
 	struct memz_oom_watch found[MEMZ_OOM_MAX_SCOPES];
 	size_t n;
-	unsigned visited;
 };
 
 /* Keep the tightest limits: a cgroup with less room is nearer its OOM. */
-static void consider(struct walk *w, const char *path, uint64_t limit)
+static void consider(void *ctx, const char *path, uint64_t limit)
 {
+	struct walk *w = ctx;
 	size_t i;
 
+	if (limit == UINT64_MAX)
+		return;
 	if (w->n == MEMZ_OOM_MAX_SCOPES) {
 		if (limit >= w->found[w->n - 1].limit)
 			return;
@@ -194,52 +47,17 @@ static void consider(struct walk *w, const char *path, uint64_t limit)
 	w->n++;
 }
 
-static void walk(struct memz_oom *o, struct walk *w, const char *sys_root,
-		 const char *path, unsigned depth)
-{
-	char root[MEMZ_PATH_MAX + 32], dir[MEMZ_PATH_MAX + MEMZ_OOM_PATH_MAX + 32];
-	struct dirent *de;
-	DIR *d;
-
-	if (root_path(o, sys_root, root, sizeof root))
-		return;
-	snprintf(dir, sizeof dir, "%s%s", root, path);
-	d = opendir(dir);
-	if (!d)
-		return;
-	while ((de = readdir(d)) && w->visited < MEMZ_OOM_MAX_WALK) {
-		char sub[MEMZ_OOM_PATH_MAX];
-		uint64_t limit;
-		size_t len;
-		int n;
-
-		if (de->d_name[0] == '.' ||
-		    (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN))
-			continue;
-		n = snprintf(sub, sizeof sub, "%s/%s", path, de->d_name);
-		if (n < 0 || (size_t)n >= sizeof sub)
-			continue;
-		if (read_cg(o, sys_root, sub, limit_file(o), &len))
-			continue; /* not a cgroup (or gone) */
-		w->visited++;
-		if (!memz_oom_parse_limit(o->buf, len, &limit) &&
-		    limit != UINT64_MAX)
-			consider(w, sub, limit);
-		if (depth + 1 < MEMZ_OOM_MAX_DEPTH)
-			walk(o, w, sys_root, sub, depth + 1);
-	}
-	closedir(d);
-}
-
 /* A watched cgroup keeps its counters across a rescan. */
 static void rescan(struct memz_oom *o, const char *sys_root)
 {
 	struct walk w;
 
 	memset(&w, 0, sizeof w);
-	find_root(o, sys_root);
-	if (o->has_root)
-		walk(o, &w, sys_root, "", 0);
+	if (!memz_cgroup_find_root(sys_root, &o->root))
+		o->files_read += memz_cgroup_walk(&o->root, MEMZ_OOM_MAX_WALK,
+						  MEMZ_OOM_MAX_DEPTH,
+						  MEMZ_OOM_PATH_MAX, o->buf,
+						  sizeof o->buf, consider, &w);
 	for (size_t i = 0; i < w.n; i++)
 		for (size_t j = 0; j < o->n_w; j++)
 			if (!strcmp(w.found[i].path, o->w[j].path)) {
@@ -260,25 +78,13 @@ void memz_oom_read_cgroups(struct memz_oom *o, const char *sys_root)
 		rescan(o, sys_root);
 	for (size_t i = 0; i < o->n_w; i++) {
 		struct memz_oom_watch *w = &o->w[i];
-		unsigned long long v;
-		const char *s;
 		uint64_t k;
-		size_t len;
 
-		w->ok = !read_cg(o, sys_root, w->path,
-				 o->v1 ? "memory.usage_in_bytes" : "memory.current",
-				 &len);
-		s = o->buf;
-		if (w->ok && (memz_parse_u64(&s, o->buf + len, &v) ||
-			      (s < o->buf + len && *s != '\n')))
-			w->ok = false;
-		if (w->ok)
-			w->usage = v;
-		w->has_kills =
-			!read_cg(o, sys_root, w->path,
-				 o->v1 ? "memory.oom_control" : "memory.events",
-				 &len) &&
-			!memz_oom_parse_key(o->buf, len, "oom_kill", &k);
+		w->ok = !memz_cgroup_usage(&o->root, w->path, o->buf,
+					   sizeof o->buf, &w->usage);
+		w->has_kills = !memz_cgroup_oom_kills(&o->root, w->path, o->buf,
+						      sizeof o->buf, &k);
+		o->files_read += 2;
 		if (!w->has_kills)
 			continue;
 		if (!w->primed) {
@@ -403,33 +209,31 @@ static void forecasts(struct memz_oom *o, const struct memz_oom_input *in)
 		const struct memz_oom_watch *w = &o->w[i];
 		struct memz_oom_scope *sc = &o->view.scope[o->view.n_scopes++];
 		uint64_t used = w->usage, inactive;
-		size_t len;
 
 		conf = 0;
 		memset(sc, 0, sizeof *sc);
 		snprintf(sc->path, sizeof sc->path, "%s", w->path);
 		scope_id(sc->id, sizeof sc->id, w->path);
-		sc->v1 = o->v1;
+		sc->v1 = is_v1(o);
 		sc->limit = w->limit;
 		sc->has_kills = w->has_kills;
 		sc->kills = w->kills - w->kills0;
 		for (size_t j = 0; j < in->view->n_procs; j++) {
 			const struct memz_proc *p = in->view->procs[j];
 
-			if (p->memcg && p->memcg_v1 == o->v1 &&
+			if (p->memcg && p->memcg_v1 == is_v1(o) &&
 			    under(p->memcg, w->path))
 				add_growth(sc, p->name, p->pid, &p->det.verdict,
 					   &conf);
 		}
 		/* memory.stat costs a read the kernel makes dear (it flushes
 		 * its per-CPU counters): only where there is a forecast */
-		if (sc->growth_bps > 0 &&
-		    !read_cg(o, in->sys_root, w->path, "memory.stat", &len) &&
-		    !memz_oom_parse_key(o->buf, len,
-					o->v1 ? "total_inactive_file" :
-						"inactive_file",
-					&inactive))
-			used = sub0(used, inactive);
+		if (sc->growth_bps > 0) {
+			o->files_read++;
+			if (!memz_cgroup_inactive_file(&o->root, w->path, o->buf,
+						       sizeof o->buf, &inactive))
+				used = sub0(used, inactive);
+		}
 		sc->available = w->ok ? sub0(w->limit, used) : 0;
 		if (!w->ok)
 			sc->growth_bps = 0;
@@ -552,7 +356,7 @@ static void name_kills(struct memz_oom *o, double t, const char *scope,
 			struct memz_oom_cand *c = &o->cand[i];
 
 			if (c->used || (scope && (!c->has_memcg ||
-						 c->v1 != o->v1 ||
+						 c->v1 != is_v1(o) ||
 						 !under(c->memcg, scope))))
 				continue;
 			fitted++;
@@ -589,7 +393,7 @@ static unsigned claimed_below(const struct memz_oom *o, const char *s)
 {
 	unsigned n = 0;
 
-	if (o->v1)
+	if (is_v1(o))
 		return 0;
 	for (unsigned i = 0; i < o->view.new_kills; i++) {
 		const char *k = o->view.kill[i].scope;

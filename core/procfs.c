@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include "memz/alloc.h"
+#include "memz/cgroup.h"
 #include "memz/procfs.h"
 #include "memz/readbuf.h"
 #include "parse_util.h"
@@ -346,66 +347,12 @@ int memz_parse_oom_score_adj(const char *buf, size_t len, int *out)
 	return 0;
 }
 
-/* Copy [s, e) into out[outlen]; -ENAMETOOLONG rather than cut a path. */
-static int copy_path(const char *s, const char *e, char *out, size_t outlen)
-{
-	size_t n = (size_t)(e - s);
-
-	if (outlen == 0 || n > outlen - 1)
-		return -ENAMETOOLONG;
-	memcpy(out, s, n);
-	out[n] = '\0';
-	return 0;
-}
-
-/* Does the comma-separated list [s, e) hold the word w? */
-static bool has_controller(const char *s, const char *e, const char *w)
-{
-	while (s < e) {
-		const char *c = memchr(s, ',', (size_t)(e - s));
-		const char *t = c ? c : e;
-
-		if (mz_eq(s, t, w))
-			return true;
-		s = c ? c + 1 : e;
-	}
-	return false;
-}
-
+/* cgroup.c holds the one reader of /proc/PID/cgroup. */
 int memz_parse_cgroup(const char *buf, size_t len, char *out, size_t outlen)
 {
-	const char *p = buf, *end = buf + len, *ls, *le;
-	const char *first = NULL, *first_end = NULL;
-	const char *mem = NULL, *mem_end = NULL;
+	int version;
 
-	while (mz_next_line(&p, end, &ls, &le)) {
-		const char *c1, *c2, *s = ls;
-		unsigned long long id;
-
-		if (ls == le)
-			continue;
-		if (memz_parse_u64(&s, le, &id) || s >= le || *s != ':')
-			return -EINVAL;
-		c1 = s;
-		c2 = memchr(c1 + 1, ':', (size_t)(le - c1 - 1));
-		if (!c2)
-			return -EINVAL;
-		if (id == 0 && c2 == c1 + 1)
-			return copy_path(c2 + 1, le, out, outlen);
-		if (!mem && has_controller(c1 + 1, c2, "memory")) {
-			mem = c2 + 1;
-			mem_end = le;
-		}
-		if (!first) {
-			first = c2 + 1;
-			first_end = le;
-		}
-	}
-	if (mem)
-		return copy_path(mem, mem_end, out, outlen);
-	if (first)
-		return copy_path(first, first_end, out, outlen);
-	return -EINVAL;
+	return memz_cgroup_of_proc(buf, len, out, outlen, &version);
 }
 
 static int parse_hex(const char **p, const char *end, uint64_t *out)

@@ -247,16 +247,15 @@ static void read_cgroup(struct memz_sampler *s, struct memz_proc *p)
 {
 	char tmp[MEMZ_PATH_MAX];
 	size_t len;
-	bool v1;
+	int version;
 
-	if (memz_pidfiles_read(&s->files, p->pid, "cgroup", &len))
+	if (memz_pidfiles_read(&s->files, p->pid, "cgroup", &len) ||
+	    memz_cgroup_of_proc(s->files.buf, len, tmp, sizeof tmp, &version))
 		return;
-	if (s->s.group_by == MEMZ_GROUP_CGROUP &&
-	    !memz_parse_cgroup(s->files.buf, len, tmp, sizeof tmp))
+	if (s->s.group_by == MEMZ_GROUP_CGROUP)
 		memz_table_set_cgroup(s->table, p, tmp);
-	if (!memz_oom_parse_memcg(s->files.buf, len, tmp, sizeof tmp, &v1) &&
-	    !memz_table_set_memcg(s->table, p, tmp))
-		p->memcg_v1 = v1;
+	if (version && tmp[0] == '/' && !memz_table_set_memcg(s->table, p, tmp))
+		p->memcg_v1 = version == 1;
 }
 
 /* A process is first seen as its parent forked it, often before it

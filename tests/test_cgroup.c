@@ -127,6 +127,111 @@ static void docker_names(void)
 	CHECK_STR(n.name, "docker:k8s_short");
 }
 
+/* /proc/PID/cgroup: v1's memory line first (v2 then has no memory
+ * controller), else v2's, else the first. */
+static void proc_lines(void)
+{
+	const char *hybrid = "9:name=systemd:/\n4:memory:/api/x\n1:cpu:/\n0::/\n";
+	const char *v2 = "0::/system.slice/nginx.service\n";
+	const char *joined = "3:cpu,memory:/j\n";
+	char out[64];
+	int version = -1;
+
+	CHECK_INT(memz_cgroup_of_proc(hybrid, strlen(hybrid), out, sizeof out,
+				      &version), 0);
+	CHECK_STR(out, "/api/x");
+	CHECK_INT(version, 1);
+	CHECK_INT(memz_cgroup_of_proc(v2, strlen(v2), out, sizeof out,
+				      &version), 0);
+	CHECK_STR(out, "/system.slice/nginx.service");
+	CHECK_INT(version, 2);
+	CHECK_INT(memz_cgroup_of_proc(joined, strlen(joined), out, sizeof out,
+				      &version), 0);
+	CHECK_STR(out, "/j");
+	CHECK_INT(version, 1);
+	/* no memory controller anywhere: a path to group by, no memcg */
+	CHECK_INT(memz_cgroup_of_proc("2:pids:/p\n1:cpu:/\n", 18, out,
+				      sizeof out, &version), 0);
+	CHECK_STR(out, "/p");
+	CHECK_INT(version, 0);
+	CHECK_INT(memz_cgroup_of_proc("x\n", 2, out, sizeof out, &version),
+		  -EINVAL);
+	CHECK_INT(memz_cgroup_of_proc("1:cpu\n", 6, out, sizeof out, &version),
+		  -EINVAL);
+	CHECK_INT(memz_cgroup_of_proc("", 0, out, sizeof out, &version),
+		  -EINVAL);
+	CHECK_INT(memz_cgroup_of_proc(v2, strlen(v2), out, 8, &version),
+		  -ENAMETOOLONG);
+}
+
+static void parse_files(void)
+{
+	uint64_t v = 0;
+	const char *ev = "low 0\nhigh 3\nmax 7\noom 2\noom_kill 1\n";
+
+	CHECK_INT(memz_cgroup_parse_limit("max\n", 4, &v), 0);
+	CHECK_U64(v, UINT64_MAX);
+	CHECK_INT(memz_cgroup_parse_limit("104857600\n", 10, &v), 0);
+	CHECK_U64(v, 104857600);
+	CHECK_INT(memz_cgroup_parse_limit("9223372036854771712\n", 20, &v), 0);
+	CHECK_U64(v, UINT64_MAX);
+	CHECK_INT(memz_cgroup_parse_limit("12k\n", 4, &v), -EINVAL);
+	CHECK_INT(memz_cgroup_parse_limit("\n", 1, &v), -EINVAL);
+
+	CHECK_INT(memz_cgroup_parse_key(ev, strlen(ev), "oom_kill", &v), 0);
+	CHECK_U64(v, 1);
+	CHECK_INT(memz_cgroup_parse_key(ev, strlen(ev), "oom", &v), 0);
+	CHECK_U64(v, 2);
+	CHECK_INT(memz_cgroup_parse_key(ev, strlen(ev), "nope", &v), -ENOENT);
+	CHECK_INT(memz_cgroup_parse_key("oom_kill x\n", 11, "oom_kill", &v),
+		  -EINVAL);
+}
+
+static void gather(void *ctx, const char *path, uint64_t limit)
+{
+	char *out = ctx;
+	size_t n = strlen(out);
+
+	snprintf(out + n, 1024 - n, "%s=%llu;", path,
+		 limit == UINT64_MAX ? 0ull : (unsigned long long)limit >> 20);
+}
+
+/* The memory hierarchy of each fixture, and a walk of it: every cgroup
+ * with its limit (MiB, 0: none), parents before children. */
+static void hierarchy(const char *tree, int version, const char *rel)
+{
+	struct memz_cgroup_root r;
+	char sys[256], want[400], got[1024] = "", buf[256];
+	uint64_t v;
+	unsigned n;
+
+	snprintf(sys, sizeof sys, "%s/%s/sys", MEMZ_FIXTURES, tree);
+	CHECK_INT(memz_cgroup_find_root(sys, &r), 0);
+	CHECK_INT(r.version, version);
+	snprintf(want, sizeof want, "%s%s", sys, rel);
+	CHECK_STR(r.dir, want);
+	CHECK_INT(memz_cgroup_usage(&r, paths[0], buf, sizeof buf, &v), 0);
+	CHECK_U64(v, 8ull << 20);
+	CHECK_INT(memz_cgroup_limit(&r, paths[0], buf, sizeof buf, &v), 0);
+	CHECK_U64(v, 64ull << 20);
+	CHECK_INT(memz_cgroup_limit(&r, paths[1], buf, sizeof buf, &v), 0);
+	CHECK_U64(v, UINT64_MAX);
+	CHECK_INT(memz_cgroup_limit(&r, "/../x", buf, sizeof buf, &v), -EINVAL);
+	CHECK_INT(memz_cgroup_limit(&r, "x", buf, sizeof buf, &v), -EINVAL);
+	CHECK_INT(memz_cgroup_oom_kills(&r, paths[0], buf, sizeof buf, &v),
+		  -ENOENT);
+
+	n = memz_cgroup_walk(&r, 100, 8, 192, buf, sizeof buf, gather, got);
+	CHECK_INT(n, 18); /* 6 cgroups and their 12 ancestors */
+	CHECK(strstr(got, "/system.slice/nginx.service=64;") != NULL);
+	CHECK(strstr(got, paths[3]) != NULL);
+	CHECK(strstr(got, "/system.slice/docker-" DOCKER_ID ".scope=192;"));
+	/* a walk stops at its bound */
+	got[0] = '\0';
+	CHECK_INT(memz_cgroup_walk(&r, 2, 8, 192, buf, sizeof buf, gather, got),
+		  2);
+}
+
 static void mem_files(const char *tree, int version)
 {
 	char sys[256];
@@ -318,13 +423,20 @@ static void not_by_cgroup(void)
 
 int main(void)
 {
+	proc_lines();
+	parse_files();
+	hierarchy("cgroup-v2", 2, "/fs/cgroup");
+	hierarchy("cgroup-v1", 1, "/fs/cgroup/memory");
+	hierarchy("cgroup-hybrid", 1, "/fs/cgroup/memory");
 	names();
 	docker_names();
 	mem_files("cgroup-v2", 2);
 	mem_files("cgroup-v1", 1);
+	mem_files("cgroup-hybrid", 1);
 	cache();
 	published("cgroup-v2");
 	published("cgroup-v1");
+	published("cgroup-hybrid");
 	not_by_cgroup();
 	return check_status();
 }

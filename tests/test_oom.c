@@ -54,55 +54,6 @@ static void remove_root(void)
 	CHECK_INT(system(cmd), 0);
 }
 
-static void parse_memcg(void)
-{
-	const char *hybrid = "9:name=systemd:/\n4:memory:/api/x\n1:cpu:/\n0::/\n";
-	const char *v2 = "0::/system.slice/nginx.service\n";
-	const char *joined = "3:cpu,memory:/j\n";
-	char out[64];
-	bool v1 = false;
-
-	CHECK_INT(memz_oom_parse_memcg(hybrid, strlen(hybrid), out, sizeof out,
-				       &v1), 0);
-	CHECK_STR(out, "/api/x");
-	CHECK(v1);
-	CHECK_INT(memz_oom_parse_memcg(v2, strlen(v2), out, sizeof out, &v1), 0);
-	CHECK_STR(out, "/system.slice/nginx.service");
-	CHECK(!v1);
-	CHECK_INT(memz_oom_parse_memcg(joined, strlen(joined), out, sizeof out,
-				       &v1), 0);
-	CHECK_STR(out, "/j");
-	CHECK(v1);
-	CHECK_INT(memz_oom_parse_memcg("1:cpu:/\n", 8, out, sizeof out, &v1),
-		  -EINVAL);
-	CHECK_INT(memz_oom_parse_memcg("x\n", 2, out, sizeof out, &v1), -EINVAL);
-	CHECK_INT(memz_oom_parse_memcg(v2, strlen(v2), out, 8, &v1),
-		  -ENAMETOOLONG);
-}
-
-static void parse_files(void)
-{
-	uint64_t v = 0;
-	const char *ev = "low 0\nhigh 3\nmax 7\noom 2\noom_kill 1\n";
-
-	CHECK_INT(memz_oom_parse_limit("max\n", 4, &v), 0);
-	CHECK_U64(v, UINT64_MAX);
-	CHECK_INT(memz_oom_parse_limit("104857600\n", 10, &v), 0);
-	CHECK_U64(v, 104857600);
-	CHECK_INT(memz_oom_parse_limit("9223372036854771712\n", 20, &v), 0);
-	CHECK_U64(v, UINT64_MAX);
-	CHECK_INT(memz_oom_parse_limit("12k\n", 4, &v), -EINVAL);
-	CHECK_INT(memz_oom_parse_limit("\n", 1, &v), -EINVAL);
-
-	CHECK_INT(memz_oom_parse_key(ev, strlen(ev), "oom_kill", &v), 0);
-	CHECK_U64(v, 1);
-	CHECK_INT(memz_oom_parse_key(ev, strlen(ev), "oom", &v), 0);
-	CHECK_U64(v, 2);
-	CHECK_INT(memz_oom_parse_key(ev, strlen(ev), "nope", &v), -ENOENT);
-	CHECK_INT(memz_oom_parse_key("oom_kill x\n", 11, "oom_kill", &v),
-		  -EINVAL);
-}
-
 /* A process record as the table would hand it out. */
 static void proc(struct memz_proc *p, int pid, const char *name,
 		 const char *memcg, bool v1, double pss, double rate, bool leak,
@@ -517,8 +468,6 @@ static void table_gone(void)
 
 int main(void)
 {
-	parse_memcg();
-	parse_files();
 	forecast_v2();
 	forecast_groups();
 	kills_v2();

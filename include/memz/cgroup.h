@@ -111,6 +111,90 @@ struct memz_cgroup_mem {
 int memz_cgroup_read_mem(const char *sys_root, const char *path,
 			 struct memz_cgroup_mem *out);
 
+/* ---- the memory hierarchy: the one reader of cgroup memory files ---- */
+
+/*
+ * The memory cgroup in /proc/PID/cgroup (buf, len) into out, and the
+ * hierarchy it is in (*version): the v1 line whose controllers include
+ * memory (1), else the v2 line "0::/path" (2), else the first line (0: no
+ * memory controller anywhere; GroupBy cgroup still groups by it).
+ *
+ * Why v1 first: the kernel binds a controller to one hierarchy, so a v1
+ * memory line means the v2 hierarchy's cgroup.controllers lacks memory.
+ * On such a hybrid host systemd leaves every process at "0::/" in v2, and
+ * only the memory line says where its memory is limited and counted.
+ * Without a v1 memory line, memory is v2's (or nobody's). This reads no
+ * file. 0, -EINVAL (malformed, or no line), -ENAMETOOLONG when it does
+ * not fit.
+ */
+int memz_cgroup_of_proc(const char *buf, size_t len, char *out,
+			size_t outlen, int *version);
+
+/* A limit file: v2's memory.max ("max": UINT64_MAX) or v1's
+ * memory.limit_in_bytes (2^62 and above: UINT64_MAX, v1's "unlimited" is a
+ * page-rounded LONG_MAX). 0 or -EINVAL. */
+int memz_cgroup_parse_limit(const char *buf, size_t len, uint64_t *out);
+/* The value of key in a "key value" per line file (memory.events,
+ * memory.oom_control, memory.stat). 0, -ENOENT without the key, -EINVAL. */
+int memz_cgroup_parse_key(const char *buf, size_t len, const char *key,
+			  uint64_t *out);
+
+/* A memory hierarchy under SysRoot. */
+struct memz_cgroup_root {
+	int version; /* 1 or 2; 0: none */
+	char dir[320];
+};
+
+/* The machine's memory hierarchy: v1's memory controller
+ * (fs/cgroup/memory) when mounted, else v2 (fs/cgroup, or fs/cgroup/unified
+ * on a hybrid host) where its cgroup.controllers lists memory. 0 or
+ * -ENOENT (r->version 0). */
+int memz_cgroup_find_root(const char *sys_root, struct memz_cgroup_root *r);
+/* The v2 or v1 hierarchy at sys_root + rel, unchecked (a reader that tries
+ * each in turn). -ENAMETOOLONG. */
+int memz_cgroup_root_at(const char *sys_root, const char *rel, int version,
+			struct memz_cgroup_root *r);
+
+enum memz_cgroup_file {
+	MEMZ_CGF_LIMIT,  /* memory.max, memory.limit_in_bytes */
+	MEMZ_CGF_USAGE,  /* memory.current, memory.usage_in_bytes */
+	MEMZ_CGF_EVENTS, /* memory.events, memory.oom_control */
+	MEMZ_CGF_STAT,   /* memory.stat */
+};
+
+/* The file of path's cgroup in r (named as r's version names it) into
+ * buf[cap], NUL-ended. -EINVAL for a path that is not safe to join (not
+ * starting with '/', or with a "." or ".." component), -ENAMETOOLONG, or
+ * the read's error. "/" and "" are r's root. */
+int memz_cgroup_read_file(const struct memz_cgroup_root *r, const char *path,
+			  enum memz_cgroup_file f, char *buf, size_t cap,
+			  size_t *len);
+
+/* The figures, read and parsed; buf[cap] is scratch (8 KiB holds any
+ * memory.stat). limit: UINT64_MAX when unlimited; kills: the oom_kill
+ * counter; inactive: the inactive file pages' bytes (v1's hierarchical
+ * total_inactive_file), which the kernel reclaims before it kills. */
+int memz_cgroup_limit(const struct memz_cgroup_root *r, const char *path,
+		      char *buf, size_t cap, uint64_t *limit);
+int memz_cgroup_usage(const struct memz_cgroup_root *r, const char *path,
+		      char *buf, size_t cap, uint64_t *usage);
+int memz_cgroup_oom_kills(const struct memz_cgroup_root *r, const char *path,
+			  char *buf, size_t cap, uint64_t *kills);
+int memz_cgroup_inactive_file(const struct memz_cgroup_root *r,
+			      const char *path, char *buf, size_t cap,
+			      uint64_t *inactive);
+
+/* Called for each cgroup a walk finds, with its limit (UINT64_MAX: none). */
+typedef void memz_cgroup_walk_fn(void *ctx, const char *path, uint64_t limit);
+
+/* Visits r's cgroups below its root, parents before children, at most
+ * max_dirs of them and max_depth deep; a path longer than path_max - 1 is
+ * not visited. One limit file read per cgroup; buf[cap] is scratch. The
+ * number visited. */
+unsigned memz_cgroup_walk(const struct memz_cgroup_root *r, unsigned max_dirs,
+			  unsigned max_depth, size_t path_max, char *buf,
+			  size_t cap, memz_cgroup_walk_fn *fn, void *ctx);
+
 struct memz_cgroup {
 	const char *path;
 	struct memz_cgroup_name n;

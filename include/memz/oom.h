@@ -35,7 +35,8 @@
  * machine's can claim its kill first.
  *
  * The cgroups watched are found by walking the memory hierarchy under
- * SysRoot (v1's memory controller when mounted, else v2) every
+ * SysRoot (memz_cgroup_find_root: v1's memory controller when mounted,
+ * else v2; cgroup.c reads every file) every
  * MEMZ_OOM_RESCAN_CYCLES cycles: at most MEMZ_OOM_MAX_SCOPES limited ones,
  * the tightest limits first. A process's memory cgroup is read once, when
  * it is first seen (a process moved later keeps its first one).
@@ -53,6 +54,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "memz/cgroup.h"
 #include "memz/sysinfo.h"
 #include "memz/table.h"
 
@@ -142,8 +144,7 @@ struct memz_oom {
 	struct memz_oom_view view;
 	struct memz_oom_watch w[MEMZ_OOM_MAX_SCOPES];
 	size_t n_w;
-	bool v1;         /* the hierarchy walked is v1's memory controller */
-	bool has_root;   /* a memory hierarchy was found */
+	struct memz_cgroup_root root; /* the hierarchy walked (cgroup.h) */
 	unsigned cycle;
 	bool vm_primed;
 	uint64_t vm_kills0, vm_named; /* machine counter at start; kills named */
@@ -157,22 +158,6 @@ struct memz_oom {
 
 /* Empty state; reads nothing. */
 void memz_oom_init(struct memz_oom *o);
-
-/*
- * The memory cgroup in /proc/PID/cgroup: the v1 line whose controllers
- * include memory (*v1 = true), else the v2 line "0::/path". 0, or -EINVAL
- * (malformed, or neither line), -ENAMETOOLONG when it does not fit.
- */
-int memz_oom_parse_memcg(const char *buf, size_t len, char *out,
-			 size_t outlen, bool *v1);
-/* A limit file: v2's memory.max ("max": UINT64_MAX) or v1's
- * memory.limit_in_bytes (2^62 and above: UINT64_MAX, v1's "unlimited" is a
- * page-rounded LONG_MAX). 0 or -EINVAL. */
-int memz_oom_parse_limit(const char *buf, size_t len, uint64_t *out);
-/* The value of key in a "key value" per line file (memory.events,
- * memory.oom_control, memory.stat). 0, -ENOENT without the key, -EINVAL. */
-int memz_oom_parse_key(const char *buf, size_t len, const char *key,
-		       uint64_t *out);
 
 /* Read the watched cgroups' counters and usage (rescanning the hierarchy
  * when due). Called before the machine's vmstat is read, so that the

@@ -80,9 +80,10 @@ int memz_parse_smaps_sum(const char *buf, size_t len, struct memz_rollup *out);
 /* oom_score_adj: -1000..1000. */
 int memz_parse_oom_score_adj(const char *buf, size_t len, int *out);
 /*
- * cgroup: the v2 line ("0::/path") if there is one, else the memory
- * controller's v1 line, else the first line's path. out gets the path;
- * one that does not fit in outlen gives -ENAMETOOLONG, never a cut path.
+ * cgroup: memz_cgroup_of_proc (cgroup.h): the memory controller's v1
+ * line if there is one, else the v2 line ("0::/path"), else the first
+ * line's path. out gets the path; one that does not fit in outlen gives
+ * -ENAMETOOLONG, never a cut path.
  */
 int memz_parse_cgroup(const char *buf, size_t len, char *out, size_t outlen);
 
