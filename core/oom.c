@@ -159,11 +159,32 @@ static void finish(struct memz_oom_scope *sc, double conf_sum)
 		sc->drivers[i].share = sc->drivers[i].rate_bps / sc->growth_bps;
 }
 
-static void warn(struct memz_oom_scope *sc, double warn_s, bool *prev)
+/* The level the forecast is under now: 1 under warn_s, k under
+ * warn_s / 2^(k-1). */
+static unsigned level_of(double seconds, double warn_s)
 {
-	sc->warn = warn_s > 0 && !isnan(sc->seconds) && sc->seconds < warn_s;
-	sc->warn_changed = sc->warn != *prev;
-	*prev = sc->warn;
+	unsigned k = 0;
+
+	if (!(warn_s > 0) || isnan(seconds))
+		return 0;
+	while (k < MEMZ_OOM_WARN_LEVELS && seconds < warn_s) {
+		k++;
+		warn_s /= 2;
+	}
+	return k;
+}
+
+static void warn(struct memz_oom_scope *sc, double warn_s, unsigned *level)
+{
+	unsigned now = level_of(sc->seconds, warn_s);
+
+	sc->warn_changed = now > *level || (now == 0 && *level > 0);
+	if (sc->warn_changed)
+		*level = now;
+	else if (now + 1 < *level) /* grown back past a whole halving */
+		*level = now + 1;
+	sc->warn = *level > 0;
+	sc->warn_level = *level;
 }
 
 static void machine_growth(struct memz_oom_scope *sc,
@@ -202,7 +223,7 @@ static void forecasts(struct memz_oom *o, const struct memz_oom_input *in)
 	m->kills = in->vm->has_oom_kill ? in->vm->oom_kill - o->vm_kills0 : 0;
 	machine_growth(m, in, &conf);
 	finish(m, conf);
-	warn(m, in->warn_s, &o->machine_warn);
+	warn(m, in->warn_s, &o->machine_warn_level);
 
 	o->view.n_scopes = 1;
 	for (size_t i = 0; i < o->n_w; i++) {
@@ -238,7 +259,7 @@ static void forecasts(struct memz_oom *o, const struct memz_oom_input *in)
 		if (!w->ok)
 			sc->growth_bps = 0;
 		finish(sc, conf);
-		warn(sc, in->warn_s, &o->w[i].warn);
+		warn(sc, in->warn_s, &o->w[i].warn_level);
 	}
 }
 

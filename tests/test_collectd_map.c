@@ -476,6 +476,14 @@ static void test_oom(void)
 			     "(92% of the growth) and others; 370 MiB available");
 	CHECK_STR(n.name, "memz-demo-leak");
 	CHECK_INT(n.pid, 4242);
+	/* warned again as the forecast halves: a new WARNING, new figure */
+	m->seconds = 700;
+	m->warn_level = 3;
+	cdm_oom_forecast(m, &n);
+	CHECK_INT(n.severity, CDM_WARNING);
+	CHECK(n.seconds == 700);
+	CHECK_STR(n.message, "[OOM in 12 min] memz-demo-leak grows 256 KiB/s "
+			     "(92% of the growth) and others; 370 MiB available");
 
 	c->warn = false;
 	c->warn_changed = true;

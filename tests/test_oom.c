@@ -403,6 +403,50 @@ static void kills_v1(void)
 	remove_root();
 }
 
+/* OomWarn warns again at each halving of the forecast, clears once, and
+ * a forecast hovering about a threshold does not flap. */
+static void rewarn(void)
+{
+	static const struct {
+		double seconds;
+		unsigned level;
+		bool changed;
+	} step[] = {
+		{ 4000, 0, false }, { 3000, 1, true },	{ 2000, 1, false },
+		{ 1700, 2, true },  { 1900, 2, false }, { 1700, 2, false },
+		{ 800, 3, true },   { 2000, 2, false }, /* back past a halving */
+		{ 1700, 2, false }, { 850, 3, true },	{ 100, 6, true },
+		{ 4000, 0, true },  { 4000, 0, false }, { 3500, 1, true },
+	};
+	static struct memz_oom o;
+	struct world w;
+	struct memz_proc leaker;
+	const struct memz_oom_scope *m = &o.view.scope[0];
+
+	make_root();
+	world_init(&w);
+	proc(&leaker, 10, "leaker", NULL, false, 40 * MiB, 1, true, 80);
+	w.procs[0] = &leaker;
+	w.view.n_procs = 1;
+	w.in.warn_s = 3600;
+	memz_oom_init(&o);
+	for (size_t i = 0; i < sizeof step / sizeof step[0]; i++) {
+		/* 370 MiB available */
+		leaker.det.verdict.rate_bps = 370 * MiB / step[i].seconds;
+		cycle(&o, &w, 1 + (double)i);
+		CHECK_NEAR(m->seconds, step[i].seconds, 1e-6);
+		CHECK_INT(m->warn_level, step[i].level);
+		CHECK_INT(m->warn, step[i].level > 0);
+		CHECK_INT(m->warn_changed, step[i].changed);
+	}
+	/* without OomWarn, never */
+	w.in.warn_s = 0;
+	cycle(&o, &w, 100);
+	CHECK_INT(m->warn_level, 0);
+	CHECK(!m->warn);
+	remove_root();
+}
+
 /* A long path keeps its end in the id, which stays an identifier. */
 static void long_ids(void)
 {
@@ -473,6 +517,7 @@ int main(void)
 	kills_v2();
 	kills_v1();
 	long_ids();
+	rewarn();
 	table_gone();
 	return check_status();
 }

@@ -68,6 +68,7 @@
 #define MEMZ_OOM_RESCAN_CYCLES 32
 #define MEMZ_OOM_MAX_WALK 1024 /* cgroup directories one rescan visits */
 #define MEMZ_OOM_MAX_DEPTH 8
+#define MEMZ_OOM_WARN_LEVELS 16
 
 struct memz_oom_driver {
 	char name[MEMZ_OOM_NAME_MAX]; /* raw bytes, NUL-ended */
@@ -93,9 +94,15 @@ struct memz_oom_scope {
 	unsigned n_drivers;
 	bool has_kills;     /* the counter is readable */
 	uint64_t kills;     /* OOM kills it counted since memz started */
-	/* the forecast is under OomWarn; warn_changed: since the last
-	 * cycle (a host notifies then: WARNING, or OKAY when it clears) */
+	/* the forecast is under OomWarn; warn_changed: a host notifies now
+	 * (WARNING with the new figure, or OKAY when it clears) */
 	bool warn, warn_changed;
+	/* 0, or k: the forecast fell under OomWarn / 2^(k-1). It rises at
+	 * each halving (warn_changed: a host warns again, the sooner OOM in
+	 * the message), and falls back, silently, only when the forecast
+	 * grows back past a whole halving, so one hovering about a
+	 * threshold does not flap. At most MEMZ_OOM_WARN_LEVELS. */
+	unsigned warn_level;
 };
 
 struct memz_oom_kill {
@@ -136,7 +143,8 @@ struct memz_oom_watch {
 	uint64_t kills0, kills; /* counter at the first read, and now */
 	uint64_t usage;
 	unsigned pending, wait; /* kills not yet named, cycles waited */
-	bool has_kills, primed, ok, warn;
+	bool has_kills, primed, ok;
+	unsigned warn_level;
 };
 
 /* The state, fixed-size, embedded in its owner (the sampler). */
@@ -149,7 +157,7 @@ struct memz_oom {
 	bool vm_primed;
 	uint64_t vm_kills0, vm_named; /* machine counter at start; kills named */
 	unsigned vm_wait;
-	bool machine_warn;
+	unsigned machine_warn_level;
 	struct memz_oom_cand cand[3 * MEMZ_OOM_CANDS];
 	size_t n_cand;
 	unsigned files_read; /* this cycle */
