@@ -178,6 +178,7 @@ static void warn(struct memz_oom_scope *sc, double warn_s, unsigned *level)
 {
 	unsigned now = level_of(sc->seconds, warn_s);
 
+	sc->warn_s = warn_s;
 	sc->warn_changed = now > *level || (now == 0 && *level > 0);
 	if (sc->warn_changed)
 		*level = now;

@@ -93,7 +93,7 @@ static const struct memz_setting_desc table[] = {
 	  "MemAvailable below this share of MemTotal makes the pace go fast." },
 	{ "OomWarn", MEMZ_SETTING_DOUBLE, OFF(oom_warn), "3600", 0, 31536000,
 	  NULL, "s",
-	  "A time to OOM under this warns (collectd: a WARNING notification; the netdata alarm's default); 0 never warns." },
+	  "A time to OOM under this warns, and again at each halving (collectd: a WARNING notification); netdata's memz_time_to_oom alarm reads it as the chart variable oom_warn (critical under a sixth of it); 0 never warns." },
 };
 
 #define N_SETTINGS (sizeof table / sizeof table[0])

@@ -3,7 +3,11 @@
 # charts its cgroup's time to OOM falling, the shipped memz_time_to_oom
 # alarm raises for that scope, and when the kernel kills it the scope's
 # memz.oom_kills chart counts it, memz_oom_kills goes CRITICAL and
-# error.log names the victim. The cgroup is nested under the test's own
+# error.log names the victim. OomWarn is not its default here: the plugin
+# sets it on each time to OOM chart as $oom_warn, and the alarm's
+# thresholds follow it (warning under 60 s, critical under 10 s, where the
+# default's 3600 and 600 would make it critical at once). The cgroup is
+# nested under the test's own
 # and removed afterwards; the test skips (77) where it cannot make one.
 set -u
 . "$top_srcdir/tests/netdata/lib.sh"
@@ -18,6 +22,7 @@ oc_make nd $((64 << 20)) || nd_skip "$OC_WHY"
 PORT=$(nd_pick_port 29518)
 D="$ND_TMP/nd"
 nd_setup "$D" "$PORT" memzoom
+printf 'OomWarn = 60\n' > "$D/etc/memz.conf"
 nd_start "$D" "$PORT"
 nd_poll 30 eval 'nd_api $PORT "/api/v1/chart?chart=memz.time_to_oom_machine" > /dev/null' ||
 	nd_fail "memz.time_to_oom_machine never appeared"
@@ -25,7 +30,7 @@ nd_poll 30 eval 'nd_api $PORT "/api/v1/chart?chart=memz.time_to_oom_$OC_ID" > /d
 	nd_fail "memz.time_to_oom_$OC_ID never appeared"
 
 NAME="mzoomnd$$"
-oc_exec "$OC_DIR" "$LEAKER" --name "$NAME" --start-mib 8 --rate 2048 \
+oc_exec "$OC_DIR" "$LEAKER" --name "$NAME" --start-mib 8 --rate 1024 \
 	> "$ND_TMP/leaker.out" &
 SPID=$!
 ND_EXTRA_PIDS="$SPID"
@@ -74,11 +79,27 @@ falls() {
 }
 nd_poll 10 falls || nd_fail "time to OOM did not fall from $first"
 echo "time to OOM fell to $(latest "memz.time_to_oom_$OC_ID") s"
-nd_poll 10 alarm_in memz_time_to_oom "memz.time_to_oom_$OC_ID" "WARNING CRITICAL" ||
-	nd_fail "memz_time_to_oom not raised for $OC_ID"
-echo "alarm memz_time_to_oom $(alarm memz_time_to_oom "memz.time_to_oom_$OC_ID") after $(nd_secs_since $t0) s"
+oom_warn() {
+	nd_api "$PORT" "/api/v1/alarm_variables?chart=$1" > "$ND_TMP/vars.json" &&
+	python3 - "$ND_TMP/vars.json" <<'PY'
+import json, sys
+print(json.load(open(sys.argv[1]))["chart_variables"].get("oom_warn"))
+PY
+}
+w=$(oom_warn "memz.time_to_oom_$OC_ID")
+[ "$w" = 60 ] || [ "$w" = 60.0 ] || nd_fail "chart variable oom_warn is '$w', not OomWarn's 60"
+# under OomWarn but above a sixth of it: WARNING, not the default's CRITICAL
+nd_poll 20 alarm_in memz_time_to_oom "memz.time_to_oom_$OC_ID" "WARNING" || {
+	nd_api "$PORT" "/api/v1/alarms?all" | grep -B5 -A40 "\"memz.time_to_oom_$OC_ID\"" | head -80
+	nd_api "$PORT" "/api/v1/alarm_variables?chart=memz.time_to_oom_$OC_ID"
+	nd_fail "memz_time_to_oom not WARNING for $OC_ID with OomWarn 60 (it is $(alarm memz_time_to_oom "memz.time_to_oom_$OC_ID") at $(latest "memz.time_to_oom_$OC_ID") s)"
+}
+echo "alarm memz_time_to_oom WARNING at $(latest "memz.time_to_oom_$OC_ID") s to OOM, $(nd_secs_since $t0) s in; \$oom_warn = $w"
+nd_poll 60 alarm_in memz_time_to_oom "memz.time_to_oom_$OC_ID" "CRITICAL" ||
+	nd_fail "memz_time_to_oom not CRITICAL for $OC_ID under 10 s"
+echo "alarm memz_time_to_oom CRITICAL after $(nd_secs_since $t0) s"
 
-nd_poll 60 eval '! kill -0 $LPID 2>/dev/null' || nd_fail "$NAME was not killed within 60 s"
+nd_poll 60 eval '! kill -0 $LPID 2>/dev/null' || nd_fail "$NAME was not killed within 60 s of its CRITICAL"
 nd_poll 10 nd_grep_q "$D/log/error.log" "memz: \[OOM KILL\] cgroup $OC_PATH: $NAME (pid $LPID)" ||
 	nd_fail "error.log does not name $NAME (pid $LPID) as the OOM kill"
 grep -F "memz: [OOM KILL]" "$D/log/error.log" | grep -F "$NAME" | head -n 1

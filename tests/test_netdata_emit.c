@@ -604,6 +604,7 @@ static void test_oom_scopes(void)
 	struct script s;
 	struct memz_oom_view *o;
 	long long v;
+	double w;
 
 	script_init(&s);
 	o = &s.snap.oom;
@@ -614,7 +615,16 @@ static void test_oom_scopes(void)
 	snprintf(o->scope[1].id, sizeof o->scope[1].id, "cg_box");
 	snprintf(o->scope[1].path, sizeof o->scope[1].path, "/box\" CHART x");
 	o->scope[1].seconds = NAN;
+	o->scope[0].warn_s = 3600;
+	o->scope[1].warn_s = 90.5;
 	cycle(&s, NULL, 0);
+	/* OomWarn, for the shipped alarm, on each time to OOM chart */
+	CHECK(ndc_chart_var(s.chk, "memz.time_to_oom_machine", "oom_warn", &w));
+	CHECK(w == 3600);
+	CHECK(strstr(s.buf, "VARIABLE CHART oom_warn = 3600\n") != NULL);
+	CHECK(ndc_chart_var(s.chk, "memz.time_to_oom_cg_box", "oom_warn", &w));
+	CHECK(w == 90.5);
+	CHECK(!ndc_chart_var(s.chk, "memz.oom_kills_cg_box", "oom_warn", &w));
 	CHECK(ndc_has_chart(s.chk, "memz.time_to_oom_machine"));
 	CHECK(ndc_has_chart(s.chk, "memz.oom_kills_machine"));
 	CHECK(ndc_has_chart(s.chk, "memz.time_to_oom_cg_box"));

@@ -103,6 +103,9 @@ struct memz_oom_scope {
 	 * grows back past a whole halving, so one hovering about a
 	 * threshold does not flap. At most MEMZ_OOM_WARN_LEVELS. */
 	unsigned warn_level;
+	/* OomWarn, which the warning is judged against (netdata's alarm
+	 * reads it as the chart variable oom_warn) */
+	double warn_s;
 };
 
 struct memz_oom_kill {

@@ -324,7 +324,7 @@ static void instance_values(struct memz_nd_emitter *e,
  * a health template on the context raises one alarm per scope, and the
  * scope label says which. */
 static void declare_scope(struct memz_nd_emitter *e, const char *id,
-			  const char *path, const char *options)
+			  const char *path, double warn_s, const char *options)
 {
 	char label[MEMZ_REPORT_LABEL_MAX];
 	const char *what = *path ? path : "machine";
@@ -339,6 +339,11 @@ static void declare_scope(struct memz_nd_emitter *e, const char *id,
 		MEMZ_ND_PLUGIN, MEMZ_ND_MODULE);
 	fprintf(f, "CLABEL scope \"%s\" 1\nCLABEL_COMMIT\n", label);
 	fprintf(f, "DIMENSION time_to_oom \"time to OOM\" absolute 1 1 \"\"\n");
+	/* OomWarn exists once, in memz's settings: the shipped alarm reads
+	 * it from here */
+	if (!*options)
+		fprintf(f, "VARIABLE CHART oom_warn = %.*f\n",
+			warn_s == floor(warn_s) ? 0 : 3, warn_s);
 	fprintf(f,
 		"CHART memz.oom_kills_%s '' \"Processes the OOM killer killed "
 		"(%s)\" \"kills/s\" \"oom\" \"memz.oom_kills\" line %d %d "
@@ -369,7 +374,7 @@ static void track_scopes(struct memz_nd_emitter *e, const struct memz_oom_view *
 			snprintf(e->scopes[j].id, sizeof e->scopes[j].id, "%s",
 				 sc->id);
 			e->n_scopes++;
-			declare_scope(e, sc->id, sc->path, "");
+			declare_scope(e, sc->id, sc->path, sc->warn_s, "");
 		}
 		e->scopes[j].seen = true;
 	}
@@ -378,7 +383,7 @@ static void track_scopes(struct memz_nd_emitter *e, const struct memz_oom_view *
 			i++;
 			continue;
 		}
-		declare_scope(e, e->scopes[i].id, "", "obsolete");
+		declare_scope(e, e->scopes[i].id, "", 0, "obsolete");
 		e->scopes[i] = e->scopes[--e->n_scopes];
 	}
 }

@@ -23,6 +23,8 @@ struct chartrec {
 	char id[NAME_MAX_];
 	char context[NAME_MAX_];
 	char label_key[NAME_MAX_], label[NAME_MAX_]; /* the last CLABEL */
+	char var[NAME_MAX_]; /* the chart's VARIABLE, if any */
+	double var_value;
 	bool obsolete;
 	struct dimrec *d;
 	size_t n;
@@ -48,7 +50,7 @@ struct ndc {
 static const char *const keywords[] = {
 	"CHART", "DIMENSION", "BEGIN", "SET", "END", "CLABEL", "CLABEL_COMMIT",
 	"FUNCTION", "FUNCTION_RESULT_BEGIN", "DISABLE", "FLUSH",
-	"PLUGIN_KEEPALIVE", NULL
+	"PLUGIN_KEEPALIVE", "VARIABLE", NULL
 };
 
 static int fail(struct ndc *c, const char *fmt, ...)
@@ -719,6 +721,24 @@ static int one_line(struct ndc *c, const char *s, size_t len)
 	}
 	if (c->begun)
 		return fail(c, "%s inside BEGIN..END", w[0]);
+	if (!strcmp(w[0], "VARIABLE")) {
+		char *end;
+		double v;
+
+		/* memz sends chart variables only, after the chart's CHART:
+		 * netdata sets them on the chart last named */
+		if (nw != 4 || strcmp(w[1], "CHART") || !is_id(w[2]))
+			return fail(c, "VARIABLE needs CHART, a name and a value");
+		if (!c->cur)
+			return fail(c, "VARIABLE CHART before any CHART");
+		v = strtod(w[3], &end);
+		if (!*w[3] || *end || v != v)
+			return fail(c, "VARIABLE %s: '%s' is not a number", w[2],
+				    w[3]);
+		snprintf(c->cur->var, sizeof c->cur->var, "%s", w[2]);
+		c->cur->var_value = v;
+		return 0;
+	}
 	if (!strcmp(w[0], "FUNCTION"))
 		return do_function(c, w, nw);
 	if (!strcmp(w[0], "PLUGIN_KEEPALIVE")) {
@@ -832,6 +852,17 @@ const char *ndc_error(const struct ndc *c)
 bool ndc_has_chart(const struct ndc *c, const char *chart)
 {
 	return chart_find(c, chart) != NULL;
+}
+
+bool ndc_chart_var(const struct ndc *c, const char *chart, const char *name,
+		   double *v)
+{
+	const struct chartrec *ch = chart_find(c, chart);
+
+	if (!ch || strcmp(ch->var, name))
+		return false;
+	*v = ch->var_value;
+	return true;
 }
 
 const char *ndc_dim_id(const struct ndc *c, const char *chart,

@@ -21,7 +21,7 @@
  * type and a {rowOptions: {severity}} cell under a rowOptions column,
  * required_params as [{id, name, type: select, options: [{id, name}]}]).
  * BEGIN of a chart declared obsolete is refused; a chart keeps its
- * context.
+ * context. VARIABLE only as "VARIABLE CHART name = number" after a CHART.
  *
  * State carries across ndc_feed() calls, so a test can feed cycle after
  * cycle and query what netdata would now believe.
@@ -53,6 +53,9 @@ const char *ndc_error(const struct ndc *c);
 
 /* What netdata would believe now. */
 bool ndc_has_chart(const struct ndc *c, const char *chart);
+/* The value of the chart's variable name (VARIABLE CHART); false if none. */
+bool ndc_chart_var(const struct ndc *c, const char *chart, const char *name,
+		   double *v);
 /* The id of the dimension with display name `name`; NULL if none. */
 const char *ndc_dim_id(const struct ndc *c, const char *chart,
 		       const char *name);
