@@ -1,12 +1,14 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "memz/inspect.h"
 #include "memz/leakparts.h"
 
 struct slot {
 	bool used;
+	bool has_then; /* the first read was made (else it waits) */
 	char name[MEMZ_LEAKPARTS_NAME_MAX];
 	bool is_group;
 	int pid;
@@ -26,7 +28,38 @@ struct memz_leakparts {
 	struct slot slot[MEMZ_LEAKPARTS_SLOTS];
 	struct memz_leakpart done[MEMZ_LEAKPARTS_SLOTS];
 	struct memz_leakparts_stats st;
+	struct memz_budget *budget;
 };
+
+void memz_leakparts_set_budget(struct memz_leakparts *lp,
+			       struct memz_budget *b)
+{
+	lp->budget = b;
+}
+
+static double thread_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Does the budget have room for reading p now? A read dearer than the
+ * bucket can hold waits for a full bucket rather than for ever. */
+static bool affordable(struct memz_leakparts *lp, const struct memz_proc *p)
+{
+	double est = 20e-6 + (double)p->mem.rss * (12e-3 / 1073741824.0);
+
+	if (!lp->budget)
+		return true;
+	if (est > lp->budget->cap)
+		est = lp->budget->cap;
+	if (memz_budget_room(lp->budget) >= est)
+		return true;
+	lp->st.deferred++;
+	return false;
+}
 
 int memz_leakparts_new(struct memz_leakparts **out, const char *proc_root,
 		       double delay, double max_rss,
@@ -93,6 +126,7 @@ static bool read_cats(struct memz_leakparts *lp, const struct memz_proc *p,
 		      struct memz_smapscat *out)
 {
 	const char *what;
+	double t0, cost;
 	int rc;
 
 	if ((double)p->mem.rss > lp->max_rss) {
@@ -100,7 +134,12 @@ static bool read_cats(struct memz_leakparts *lp, const struct memz_proc *p,
 		return false;
 	}
 	lp->st.reads++;
+	t0 = thread_cpu();
 	rc = memz_inspect_read(&lp->ins, lp->proc_root, p->pid, lp->a, &what);
+	cost = thread_cpu() - t0;
+	lp->st.spent_s += cost;
+	if (lp->budget)
+		memz_budget_charge(lp->budget, cost, false);
 	memz_inspect_release(&lp->ins, lp->a);
 	if (rc || lp->ins.stat.start_time != p->start)
 		return false;
@@ -127,7 +166,12 @@ static void start(struct memz_leakparts *lp, const struct memz_table_view *v,
 		lp->st.busy++;
 		return;
 	}
-	if (!read_cats(lp, p, &free_slot->then))
+	if ((double)p->mem.rss > lp->max_rss) {
+		lp->st.too_big++;
+		return;
+	}
+	free_slot->has_then = affordable(lp, p);
+	if (free_slot->has_then && !read_cats(lp, p, &free_slot->then))
 		return;
 	free_slot->used = true;
 	snprintf(free_slot->name, sizeof free_slot->name, "%s",
@@ -156,11 +200,26 @@ int memz_leakparts_cycle(struct memz_leakparts *lp,
 		const struct memz_proc *p;
 		struct memz_smapscat now_cats;
 
-		if (!s->used || now - s->t0 < lp->delay)
+		if (!s->used)
+			continue;
+		p = find(v, s->pid, s->start);
+		if (!p) {
+			s->used = false;
+			continue;
+		}
+		if (!s->has_then) {
+			if (affordable(lp, p)) {
+				s->has_then = true;
+				s->t0 = now;
+				if (!read_cats(lp, p, &s->then))
+					s->used = false;
+			}
+			continue;
+		}
+		if (now - s->t0 < lp->delay || !affordable(lp, p))
 			continue;
 		s->used = false;
-		p = find(v, s->pid, s->start);
-		if (!p || !read_cats(lp, p, &now_cats))
+		if (!read_cats(lp, p, &now_cats))
 			continue;
 		memcpy(d->name, s->name, sizeof d->name);
 		d->is_group = s->is_group;

@@ -112,6 +112,7 @@ int memz_sampler_open(struct memz_sampler **out,
 				set->leak_parts_delay, set->leak_parts_max_rss, a);
 	if (rc)
 		goto fail;
+	memz_leakparts_set_budget(s->leakparts, &s->budget);
 	if (set->group_by == MEMZ_GROUP_CGROUP) {
 		rc = memz_cgroups_new(&s->cgroups, set->sys_root,
 				      set->docker_root, set->cgroup_refresh, a);

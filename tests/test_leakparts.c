@@ -3,7 +3,8 @@
  * grows 12 MiB between two reads (a smaps pair), driven by hand-made views
  * and events: the finding comes LeakPartsDelay after the verdict, once; a
  * group's largest member is read; a big process is never read; a vanished
- * or reused one gives nothing; and the JSON carries it.
+ * or reused one gives nothing; the reads wait for CpuBudget's room and are
+ * charged to it; and the JSON carries it.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include "check.h"
 #include "counting_alloc.h"
 #include "memz/inspect.h"
+#include "memz/budget.h"
 #include "memz/json.h"
 #include "memz/leakparts.h"
 
@@ -254,6 +256,51 @@ int main(void)
 	CHECK_INT(cycle(lp, &w, 5000, true, &d), 0); /* stat says otherwise */
 	CHECK_INT(cycle(lp, &w, 5300, false, &d), 0);
 	memz_leakparts_free(&lp);
+
+	/* charged to CpuBudget: a read waits while the budget has no room,
+	 * is taken once it has, and its CPU time is charged */
+	{
+		struct memz_budget b;
+
+		memz_budget_init(&b, 1);
+		memz_budget_refill(&b, 0);
+		memz_budget_refill(&b, 100); /* a full bucket: 0.2 s */
+		memz_budget_charge(&b, 1, false); /* and then overdrawn */
+		CHECK(memz_budget_room(&b) < 0);
+		CHECK_INT(memz_leakparts_new(&lp, root, 300, 1 << 30, &a), 0);
+		memz_leakparts_set_budget(lp, &b);
+		world_init(&w, start);
+		w.e.pid = 100;
+		w.e.start = start;
+		write_smaps(false);
+		CHECK_INT(cycle(lp, &w, 1000, true, &d), 0);
+		CHECK_INT(memz_leakparts_stats(lp)->reads, 0);
+		CHECK_INT(memz_leakparts_stats(lp)->deferred, 1);
+		CHECK_INT(cycle(lp, &w, 1001, false, &d), 0);
+		CHECK_INT(memz_leakparts_stats(lp)->deferred, 2);
+		/* a minute on, the debt is paid and the window empty */
+		memz_budget_refill(&b, 200);
+		CHECK(memz_budget_room(&b) > 0.1);
+		CHECK_INT(cycle(lp, &w, 1002, false, &d), 0);
+		CHECK_INT(memz_leakparts_stats(lp)->reads, 1);
+		CHECK(memz_leakparts_stats(lp)->spent_s > 0);
+		CHECK_NEAR(memz_budget_room(&b),
+			   0.2 - memz_leakparts_stats(lp)->spent_s, 1e-9);
+		/* the second read waits LeakPartsDelay from the first, and for
+		 * room again */
+		write_smaps(true);
+		CHECK_INT(cycle(lp, &w, 1301, false, &d), 0);
+		memz_budget_charge(&b, 1, false);
+		CHECK_INT(cycle(lp, &w, 1302, false, &d), 0);
+		CHECK_INT(memz_leakparts_stats(lp)->reads, 1);
+		CHECK_INT(memz_leakparts_stats(lp)->deferred, 3);
+		memz_budget_refill(&b, 400);
+		CHECK_INT(cycle(lp, &w, 1303, false, &d), 1);
+		CHECK_INT(memz_leakparts_stats(lp)->reads, 2);
+		CHECK(d[0].over_s == 301);
+		CHECK_INT(d[0].d[0].pss, 12ll << 20);
+		memz_leakparts_free(&lp);
+	}
 
 	/* too big to read: never stalled */
 	CHECK_INT(memz_leakparts_new(&lp, root, 300, 10 << 20, &a), 0);

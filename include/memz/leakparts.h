@@ -17,7 +17,12 @@
  * LeakPartsMaxRss is never read (counted in too_big; 0 turns the feature
  * off), at most MEMZ_LEAKPARTS_SLOTS reads are pending at once (further
  * suspects wait for a later verdict), and nothing is read between events:
- * two reads per verdict, none per cycle.
+ * two reads per verdict, none per cycle. With a budget (set_budget: the
+ * sampler's CpuBudget), each read is one of its optional reads: it waits,
+ * a cycle at a time, until the budget's room holds its estimated cost
+ * (12 ms per GiB resident, as for an exact read; at most the bucket's
+ * capacity), and its measured CPU time is charged. A first read that
+ * waits is taken when it fits, the second LeakPartsDelay after that.
  */
 #ifndef MEMZ_LEAKPARTS_H
 #define MEMZ_LEAKPARTS_H
@@ -26,6 +31,7 @@
 #include <stddef.h>
 
 #include "memz/alloc.h"
+#include "memz/budget.h"
 #include "memz/smapscat.h"
 #include "memz/table.h"
 
@@ -47,6 +53,8 @@ struct memz_leakparts_stats {
 	unsigned long reads;   /* smaps reads made */
 	unsigned long too_big; /* suspects above max_rss, not read */
 	unsigned long busy;    /* suspects with every slot taken */
+	unsigned long deferred; /* reads put off a cycle for the budget */
+	double spent_s;         /* CPU seconds the reads took */
 };
 
 struct memz_leakparts;
@@ -56,6 +64,10 @@ int memz_leakparts_new(struct memz_leakparts **out, const char *proc_root,
 		       double delay, double max_rss,
 		       const struct memz_allocator *a);
 void memz_leakparts_free(struct memz_leakparts **lp);
+
+/* Charge the reads to b (kept, not owned; NULL: uncharged). */
+void memz_leakparts_set_budget(struct memz_leakparts *lp,
+			       struct memz_budget *b);
 
 /*
  * One cycle at now, after the table's: start a read for each of v's leak
