@@ -26,6 +26,20 @@ struct walk {
 	size_t n;
 };
 
+static void scope_id(char *out, size_t n, const char *path)
+{
+	char tmp[MEMZ_OOM_PATH_MAX + 3];
+	size_t len;
+
+	len = memz_sanitize_id(path, strlen(path), tmp + 2, sizeof tmp - 2);
+	tmp[0] = 'c';
+	tmp[1] = 'g';
+	len += 2;
+	if (len >= n) /* the end of a path says most about it */
+		memmove(tmp + 2, tmp + 2 + (len - (n - 1)), n - 3 + 1);
+	snprintf(out, n, "%s", tmp);
+}
+
 /* Keep the tightest limits: a cgroup with less room is nearer its OOM. */
 static void consider(void *ctx, const char *path, uint64_t limit)
 {
@@ -43,6 +57,7 @@ static void consider(void *ctx, const char *path, uint64_t limit)
 		w->found[i] = w->found[i - 1];
 	memset(&w->found[i], 0, sizeof w->found[i]);
 	snprintf(w->found[i].path, sizeof w->found[i].path, "%s", path);
+	scope_id(w->found[i].id, sizeof w->found[i].id, path);
 	w->found[i].limit = limit;
 	w->n++;
 }
@@ -98,20 +113,6 @@ void memz_oom_read_cgroups(struct memz_oom *o, const char *sys_root)
 }
 
 /* ---- forecasts ---- */
-
-static void scope_id(char *out, size_t n, const char *path)
-{
-	char tmp[MEMZ_OOM_PATH_MAX + 3];
-	size_t len;
-
-	len = memz_sanitize_id(path, strlen(path), tmp + 2, sizeof tmp - 2);
-	tmp[0] = 'c';
-	tmp[1] = 'g';
-	len += 2;
-	if (len >= n) /* the end of a path says most about it */
-		memmove(tmp + 2, tmp + 2 + (len - (n - 1)), n - 3 + 1);
-	snprintf(out, n, "%s", tmp);
-}
 
 /* Is path (a process's memory cgroup) scope or below it? */
 static bool under(const char *path, const char *scope)
@@ -234,8 +235,8 @@ static void forecasts(struct memz_oom *o, const struct memz_oom_input *in)
 
 		conf = 0;
 		memset(sc, 0, sizeof *sc);
-		snprintf(sc->path, sizeof sc->path, "%s", w->path);
-		scope_id(sc->id, sizeof sc->id, w->path);
+		memcpy(sc->path, w->path, sizeof sc->path);
+		memcpy(sc->id, w->id, sizeof sc->id);
 		sc->v1 = is_v1(o);
 		sc->limit = w->limit;
 		sc->has_kills = w->has_kills;

@@ -45,7 +45,8 @@
  * third (memory.stat) for one that grows, the limit once per rescan; the
  * rescan reads one limit file per cgroup directory (at most
  * MEMZ_OOM_MAX_WALK). Nothing is allocated: the state is fixed-size and
- * the names of victims are copied into it.
+ * the names of victims are copied into it; a scope's id is made once, when
+ * its cgroup is found (README, "The OOM kill named", has the figures).
  */
 #ifndef MEMZ_OOM_H
 #define MEMZ_OOM_H
@@ -142,6 +143,7 @@ struct memz_oom_cand {
 
 struct memz_oom_watch {
 	char path[MEMZ_OOM_PATH_MAX];
+	char id[MEMZ_OOM_ID_MAX]; /* made once: the scope's id */
 	uint64_t limit;
 	uint64_t kills0, kills; /* counter at the first read, and now */
 	uint64_t usage;
