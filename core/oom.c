@@ -292,8 +292,56 @@ static void age_candidates(struct memz_oom *o)
 	o->n_cand = n;
 }
 
-/* The processes that left this cycle join the pool, at most
- * MEMZ_OOM_CANDS of them (the kernel's likeliest picks). */
+/* A process the kernel emptied but its parent has not reaped: a zombie
+ * (statm all zeros) that had memory. */
+static bool emptied(const struct memz_proc *p)
+{
+	return !p->kernel_thread && p->has_sample && p->mem.rss == 0 &&
+	       p->mem.swap == 0 && p->det.rcount > 0;
+}
+
+static bool was_emptied(const struct memz_oom *o, const struct memz_proc *p)
+{
+	for (size_t i = 0; i < MEMZ_OOM_CANDS; i++)
+		if (o->emptied[i].pid == p->pid && o->emptied[i].start == p->start)
+			return true;
+	return false;
+}
+
+/* p joins the pool, at most MEMZ_OOM_CANDS a cycle (the kernel's
+ * likeliest picks, first at cap). */
+static void add_candidate(struct memz_oom *o, const struct memz_proc *p,
+			  double total, size_t first, size_t cap)
+{
+	struct memz_oom_cand c;
+	size_t j;
+
+	memset(&c, 0, sizeof c);
+	c.pss = recent_peak(p);
+	c.badness = (double)c.pss + (double)p->mem.swap +
+		    p->oom_score_adj * total / 1000.0;
+	if (o->n_cand == cap) {
+		if (c.badness <= o->cand[cap - 1].badness)
+			return;
+		o->n_cand--;
+	}
+	snprintf(c.name, sizeof c.name, "%s", p->name ? p->name : "");
+	if (p->memcg) {
+		snprintf(c.memcg, sizeof c.memcg, "%s", p->memcg);
+		c.has_memcg = true;
+		c.v1 = p->memcg_v1;
+	}
+	c.pid = p->pid;
+	c.start = p->start;
+	c.leak = p->det.verdict.leak;
+	c.leak_confidence = p->det.verdict.confidence;
+	for (j = o->n_cand; j > first && o->cand[j - 1].badness < c.badness; j--)
+		o->cand[j] = o->cand[j - 1];
+	o->cand[j] = c;
+	o->n_cand++;
+}
+
+/* The processes that left this cycle, and those emptied, join the pool. */
 static void add_candidates(struct memz_oom *o, const struct memz_oom_input *in)
 {
 	const struct memz_table_view *v = in->view;
@@ -302,34 +350,18 @@ static void add_candidates(struct memz_oom *o, const struct memz_oom_input *in)
 
 	if (cap > sizeof o->cand / sizeof o->cand[0])
 		cap = sizeof o->cand / sizeof o->cand[0];
-	for (size_t i = 0; i < v->n_gone; i++) {
-		const struct memz_proc *p = v->gone[i];
-		struct memz_oom_cand c;
-		size_t j;
+	for (size_t i = 0; i < v->n_gone; i++)
+		if (!was_emptied(o, v->gone[i]))
+			add_candidate(o, v->gone[i], total, first, cap);
+	for (size_t i = 0; i < v->n_procs; i++) {
+		const struct memz_proc *p = v->procs[i];
 
-		memset(&c, 0, sizeof c);
-		c.pss = recent_peak(p);
-		c.badness = (double)c.pss + (double)p->mem.swap +
-			    p->oom_score_adj * total / 1000.0;
-		if (o->n_cand == cap) {
-			if (c.badness <= o->cand[cap - 1].badness)
-				continue;
-			o->n_cand--;
-		}
-		snprintf(c.name, sizeof c.name, "%s", p->name ? p->name : "");
-		if (p->memcg) {
-			snprintf(c.memcg, sizeof c.memcg, "%s", p->memcg);
-			c.has_memcg = true;
-			c.v1 = p->memcg_v1;
-		}
-		c.pid = p->pid;
-		c.leak = p->det.verdict.leak;
-		c.leak_confidence = p->det.verdict.confidence;
-		for (j = o->n_cand; j > first && o->cand[j - 1].badness < c.badness;
-		     j--)
-			o->cand[j] = o->cand[j - 1];
-		o->cand[j] = c;
-		o->n_cand++;
+		if (!emptied(p) || was_emptied(o, p))
+			continue;
+		o->emptied[o->n_emptied].pid = p->pid;
+		o->emptied[o->n_emptied].start = p->start;
+		o->n_emptied = (o->n_emptied + 1) % MEMZ_OOM_CANDS;
+		add_candidate(o, p, total, first, cap);
 	}
 }
 

@@ -447,6 +447,58 @@ static void rewarn(void)
 	remove_root();
 }
 
+/* A victim its parent has not reaped is a zombie: still in the table,
+ * its memory gone. It is named with its last samples' peak, and not
+ * again when it is reaped. */
+static void zombie(void)
+{
+	static struct memz_oom o;
+	struct world w;
+	struct memz_proc z, idle;
+
+	make_root();
+	world_init(&w);
+	proc(&z, 50, "zombie", NULL, false, 0, 0, true, 70);
+	z.start = 5000;
+	z.det.base = 60 * MiB;
+	z.det.rv[0] = 0;
+	z.det.rv[1] = (float)(2 * MiB);
+	z.det.rcount = 2;
+	/* a process that merely has no sample this cycle is not emptied */
+	proc(&idle, 51, "idle", NULL, false, 0, 0, false, 0);
+	idle.det.base = 90 * MiB;
+	idle.det.rcount = 1;
+	idle.has_sample = false;
+	w.procs[0] = &z;
+	w.procs[1] = &idle;
+	w.view.n_procs = 2;
+	memz_oom_init(&o);
+	cycle(&o, &w, 1);
+	w.vm.oom_kill = 6;
+	cycle(&o, &w, 2); /* the machine waits a cycle */
+	CHECK_INT(o.view.new_kills, 0);
+	cycle(&o, &w, 3);
+	CHECK_INT(o.view.new_kills, 1);
+	CHECK(o.view.kill[0].known);
+	CHECK_STR(o.view.kill[0].name, "zombie");
+	CHECK_INT(o.view.kill[0].pid, 50);
+	CHECK_U64(o.view.kill[0].pss, (uint64_t)(62 * MiB));
+	CHECK(o.view.kill[0].leak);
+	CHECK_INT(o.view.kill[0].sure, 90);
+
+	/* reaped: it leaves the table, and is no candidate for a next kill */
+	w.view.n_procs = 1;
+	w.procs[0] = &idle;
+	w.gone[0] = &z;
+	w.view.n_gone = 1;
+	w.vm.oom_kill = 7;
+	for (int i = 0; i < 4; i++)
+		cycle(&o, &w, 4 + i);
+	CHECK_INT(o.view.n_kills, 2);
+	CHECK(!o.view.kill[0].known);
+	remove_root();
+}
+
 /* A long path keeps its end in the id, which stays an identifier. */
 static void long_ids(void)
 {
@@ -518,6 +570,7 @@ int main(void)
 	kills_v1();
 	long_ids();
 	rewarn();
+	zombie();
 	table_gone();
 	return check_status();
 }

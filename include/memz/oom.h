@@ -34,6 +34,11 @@
  * rest, a cycle later, so that a cgroup's counter read a moment after the
  * machine's can claim its kill first.
  *
+ * A victim whose parent has not reaped it yet is a zombie: still in the
+ * table, but with no memory (statm all zeros: RSS and swap 0). It counts
+ * as having left in the cycle its memory went, with its last samples'
+ * peak, and not again when it is reaped and leaves the table.
+ *
  * The cgroups watched are found by walking the memory hierarchy under
  * SysRoot (memz_cgroup_find_root: v1's memory controller when mounted,
  * else v2; cgroup.c reads every file) every
@@ -133,6 +138,7 @@ struct memz_oom_view {
 
 struct memz_oom_cand {
 	char name[MEMZ_OOM_NAME_MAX];
+	unsigned long long start;
 	char memcg[MEMZ_OOM_PATH_MAX];
 	bool has_memcg, v1, leak, used;
 	int pid, leak_confidence;
@@ -165,6 +171,10 @@ struct memz_oom {
 	unsigned machine_warn_level;
 	struct memz_oom_cand cand[3 * MEMZ_OOM_CANDS];
 	size_t n_cand;
+	/* the emptied (zombie) processes made candidates, not to be made
+	 * candidates again when they leave the table */
+	struct { int pid; unsigned long long start; } emptied[MEMZ_OOM_CANDS];
+	unsigned n_emptied; /* the next slot, round robin */
 	unsigned files_read; /* this cycle */
 	char buf[8192];
 };
