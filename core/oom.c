@@ -161,14 +161,16 @@ static void finish(struct memz_oom_scope *sc, double conf_sum)
 }
 
 /* The level the forecast is under now: 1 under warn_s, k under
- * warn_s / 2^(k-1). */
+ * warn_s / 2^(k-1), as long as that is MEMZ_OOM_REWARN_MIN_S or more: in
+ * the last seconds before an OOM a warning a second tells nobody more. */
 static unsigned level_of(double seconds, double warn_s)
 {
 	unsigned k = 0;
 
 	if (!(warn_s > 0) || isnan(seconds))
 		return 0;
-	while (k < MEMZ_OOM_WARN_LEVELS && seconds < warn_s) {
+	while (k < MEMZ_OOM_WARN_LEVELS && seconds < warn_s &&
+	       (k == 0 || warn_s >= MEMZ_OOM_REWARN_MIN_S)) {
 		k++;
 		warn_s /= 2;
 	}

@@ -1,6 +1,7 @@
 #!/bin/sh
 # A leaker in a memory-limited cgroup under the real collectd: memz.so
-# sends a WARNING "[OOM in ...]" naming it, its cgroup's time_to_oom falls
+# sends a WARNING "[OOM in ...]" naming it (and again as the forecast
+# halves), its cgroup's time_to_oom falls
 # as it grows, and when the kernel kills it a FAILURE "[OOM KILL]" names
 # it with its pid. The cgroup is nested under the test's own and removed
 # afterwards; the test skips (77) where it cannot make one.
@@ -49,6 +50,12 @@ line=$(cd_notif_line "$A" FAILURE "[OOM KILL] $NAME")
 echo "after $(cd_since "$t0") s: ${line#*message = }"
 echo "$line" | grep -qF "leak suspect" || cd_fail "the kill does not say it was a leak suspect"
 cd_alive "$P" && cd_fail "$NAME is still alive"
+# warned again as the forecast halved on its way to the kill
+warned=$(grep -F "severity = WARNING," "$A/collectd.log" | grep -F "[OOM in" |
+	grep -F "cgroup $OC_PATH: $NAME grows" | sed 's/.*message = \[OOM in \([^]]*\)\].*/\1/')
+[ "$(echo "$warned" | wc -l)" -ge 2 ] ||
+	cd_fail "one WARNING ($warned) as the forecast fell: none at its halving"
+echo "WARNINGs as it fell: $(echo $warned | sed 's/ s/s,/g')"
 if grep -q '\[error\]' "$A/collectd.log"; then
 	cd_fail "errors in the log"
 fi

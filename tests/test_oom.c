@@ -416,7 +416,9 @@ static void rewarn(void)
 		{ 1700, 2, true },  { 1900, 2, false }, { 1700, 2, false },
 		{ 800, 3, true },   { 2000, 2, false }, /* back past a halving */
 		{ 1700, 2, false }, { 850, 3, true },	{ 100, 6, true },
-		{ 4000, 0, true },  { 4000, 0, false }, { 3500, 1, true },
+		/* halvings stop at 5 s: 7.03 s is the last warned (level 10) */
+		{ 6, 10, true },    { 1, 10, false },   { 4000, 0, true },
+		{ 4000, 0, false }, { 3500, 1, true },
 	};
 	static struct memz_oom o;
 	struct world w;
@@ -444,6 +446,16 @@ static void rewarn(void)
 	cycle(&o, &w, 100);
 	CHECK_INT(m->warn_level, 0);
 	CHECK(!m->warn);
+	/* an OomWarn under 5 s still warns, once */
+	w.in.warn_s = 4;
+	leaker.det.verdict.rate_bps = 370 * MiB / 1;
+	cycle(&o, &w, 50);
+	CHECK_INT(m->warn_level, 1);
+	CHECK(m->warn_changed);
+	leaker.det.verdict.rate_bps = 370 * MiB / 0.5;
+	cycle(&o, &w, 51);
+	CHECK_INT(m->warn_level, 1);
+	CHECK(!m->warn_changed);
 	remove_root();
 }
 

@@ -75,6 +75,7 @@
 #define MEMZ_OOM_MAX_WALK 1024 /* cgroup directories one rescan visits */
 #define MEMZ_OOM_MAX_DEPTH 8
 #define MEMZ_OOM_WARN_LEVELS 16
+#define MEMZ_OOM_REWARN_MIN_S 5.0 /* no halving warned below this */
 
 struct memz_oom_driver {
 	char name[MEMZ_OOM_NAME_MAX]; /* raw bytes, NUL-ended */
@@ -107,7 +108,8 @@ struct memz_oom_scope {
 	 * each halving (warn_changed: a host warns again, the sooner OOM in
 	 * the message), and falls back, silently, only when the forecast
 	 * grows back past a whole halving, so one hovering about a
-	 * threshold does not flap. At most MEMZ_OOM_WARN_LEVELS. */
+	 * threshold does not flap. At most MEMZ_OOM_WARN_LEVELS, and no
+	 * halving under MEMZ_OOM_REWARN_MIN_S (5 s) is warned. */
 	unsigned warn_level;
 	/* OomWarn, which the warning is judged against (netdata's alarm
 	 * reads it as the chart variable oom_warn) */
