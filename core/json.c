@@ -236,6 +236,10 @@ static void system_part(yajl_gen g, const struct memz_snapshot *s)
 	memz_json_kv_int(g, "fd_short", s->stats.fd_short);
 	memz_json_kv_bool(g, "fd_degraded", s->stats.fd_degraded);
 	memz_json_kv_double(g, "rollup_cpu_s", s->stats.rollup_cpu_s);
+	memz_json_kv_int(g, "pagemap_steps", s->stats.pagemap_steps);
+	memz_json_kv_int(g, "pagemap_walks", s->stats.pagemap_walks);
+	memz_json_kv_int(g, "pagemap_given_up", s->stats.pagemap_given_up);
+	memz_json_kv_str(g, "pagemap_refused", s->stats.pagemap_refused);
 	memz_json_kv_bool(g, "rollup_fallback", s->rollup_fallback);
 	memz_json_kv_bool(g, "pss_anon_fallback", s->pss_anon_fallback);
 	yajl_gen_map_close(g);
@@ -393,6 +397,8 @@ static void oom_scope(yajl_gen g, const void *ctx, size_t i)
 		memz_json_kv_int(g, "cgroup_version", sc->v1 ? 1 : 2);
 	series_keys(g, &memz_series_oom, sc, 0);
 	memz_json_kv_bool(g, "warn", sc->warn);
+	memz_json_kv_int(g, "warn_level", sc->warn_level);
+	memz_json_kv_double(g, "warn_s", sc->warn_s);
 	list(g, "drivers", sc->n_drivers, oom_driver, sc);
 }
 

@@ -111,6 +111,12 @@ static void test_oom(void)
 	snprintf(o->scope[1].path, sizeof o->scope[1].path, "/box");
 	snprintf(o->scope[1].id, sizeof o->scope[1].id, "cg_box");
 	o->scope[1].seconds = NAN;
+	o->scope[1].warn = true;
+	o->scope[1].warn_level = 3;
+	o->scope[1].warn_s = 3600;
+	s.stats.pagemap_steps = 7;
+	s.stats.pagemap_walks = 2;
+	s.stats.pagemap_refused = "42/maps: no address range";
 	o->n_kills = 2;
 	o->new_kills = 1;
 	o->kill[0].known = false;
@@ -143,7 +149,24 @@ static void test_oom(void)
 						  yajl_t_string)), "leaker");
 			CHECK(YAJL_IS_NULL(yajl_tree_get(c, ttl, yajl_t_any)));
 			CHECK_INT(num(c, ver), 2);
+			/* how far under OomWarn the forecast has fallen */
+			const char *wl[] = { "warn_level", NULL };
+			const char *ws[] = { "warn_s", NULL };
+			CHECK_INT(num(c, wl), 3);
+			CHECK(YAJL_GET_DOUBLE(yajl_tree_get(c, ws, yajl_t_number)) ==
+			      3600.0);
+			CHECK_INT(num(m, wl), 0);
 		}
+		/* the big processes' walks, beside the exact reads */
+		const char *ps[] = { "stats", "pagemap_steps", NULL };
+		const char *pw[] = { "stats", "pagemap_walks", NULL };
+		const char *pg[] = { "stats", "pagemap_given_up", NULL };
+		const char *pr[] = { "stats", "pagemap_refused", NULL };
+		CHECK_INT(num(root, ps), 7);
+		CHECK_INT(num(root, pw), 2);
+		CHECK_INT(num(root, pg), 0);
+		CHECK_STR(YAJL_GET_STRING(yajl_tree_get(root, pr, yajl_t_string)),
+			  "42/maps: no address range");
 		k = yajl_tree_get(root, ki, yajl_t_array);
 		CHECK(k && YAJL_GET_ARRAY(k)->len == 2);
 		if (k && YAJL_GET_ARRAY(k)->len == 2) {
