@@ -152,6 +152,21 @@ static bool track_groups(struct memz_nd_emitter *e,
 	return changed;
 }
 
+/* Whether dimension slot i is to be told this cycle (it changed, or all
+ * active ones are), and under which id and label: the one rule for a
+ * group's dimension and for its own charts. */
+static bool dim_due(const struct memz_nd_emitter *e, unsigned i, bool all,
+		    const char **id, const char **label)
+{
+	const struct dim *d = &e->dims[i];
+	unsigned gen;
+
+	if (!d->changed && !(all && d->state == DIM_ACTIVE))
+		return false;
+	return memz_report_slot(e->report, i, id, label, &gen) &&
+	       gen == d->gen;
+}
+
 static bool is_charted(const struct memz_nd_emitter *e, size_t c)
 {
 	const struct memz_series *se = &memz_series_group.s[c];
@@ -195,17 +210,12 @@ static void declare_groups(struct memz_nd_emitter *e, bool all)
 		chart(e->out, se->chart, se->title, l.units, l.family, l.type,
 		      l.prio, e->update_every);
 		for (unsigned i = 0; i < e->n_dims; i++) {
-			const struct dim *d = &e->dims[i];
 			const char *id, *label;
-			unsigned gen;
 
-			if (!d->changed && !(all && d->state == DIM_ACTIVE))
-				continue;
-			if (!memz_report_slot(e->report, i, &id, &label, &gen) ||
-			    gen != d->gen)
+			if (!dim_due(e, i, all, &id, &label))
 				continue;
 			dim(e->out, id, label, 1, l.div,
-			    d->state == DIM_ACTIVE ? "" : "obsolete hidden");
+			    e->dims[i].state == DIM_ACTIVE ? "" : "obsolete hidden");
 		}
 	}
 }
@@ -284,18 +294,13 @@ static void instance_chart(const struct memz_nd_emitter *e, const char *id,
 static void declare_instances(struct memz_nd_emitter *e, bool all)
 {
 	for (unsigned i = 0; i < e->n_dims; i++) {
-		const struct dim *d = &e->dims[i];
 		const char *id, *label;
-		unsigned gen;
 
-		if (!d->changed && !(all && d->state == DIM_ACTIVE))
-			continue;
-		if (!memz_report_slot(e->report, i, &id, &label, &gen) ||
-		    gen != d->gen)
+		if (!dim_due(e, i, all, &id, &label))
 			continue;
 		for (int c = 0; c < IC_N; c++)
 			instance_chart(e, id, label, (enum inst_chart)c,
-				       d->state != DIM_ACTIVE);
+				       e->dims[i].state != DIM_ACTIVE);
 	}
 }
 
