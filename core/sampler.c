@@ -524,8 +524,11 @@ static int walk_table(struct memz_sampler *s, double now, size_t *n, int gone)
 		if (rc)
 			return rc;
 		/* one task per process: an exiting process's other threads
-		 * go unexplained, which only costs probes */
-		if (!mz_pe(p)->seen && gone > 0)
+		 * go unexplained, which only costs probes. A kernel thread
+		 * found gone may have exited any time since its last probe,
+		 * counted by an earlier cycle, so it explains none of this
+		 * one's exits. */
+		if (!mz_pe(p)->seen && !p->kernel_thread && gone > 0)
 			gone--;
 	}
 	/* what ran above raced with no fork or exit (else it could have

@@ -501,6 +501,65 @@ static void fixture_churn(void)
 	CHECK_INT(system(cmd), 0);
 }
 
+/* A kernel thread is probed once in 16 cycles, so its exit is counted in
+ * the cycle it happened and found only at its next probe. Found then, it
+ * explains nothing of that cycle: a quiet process that exits on the cycle
+ * the dead kernel thread is due (pid 2: cycles 30, 46) is swept at once. */
+static void fixture_kthread_exit(void)
+{
+	char tmp[] = "/tmp/memz-kthread.XXXXXX", to[1100], cmd[4096];
+	struct memz_settings set;
+	struct memz_sampler *s;
+	struct memz_snapshot snap;
+	const struct memz_proc *p;
+	int cycle;
+
+	memz_settings_init(&set);
+	memz_settings_set(&set, "PssRefreshCycles", "100000", NULL, 0);
+	memz_settings_set(&set, "PssMaxAge", "86400", NULL, 0);
+	memz_settings_set(&set, "MaxOpenFiles", "0", NULL, 0);
+	s = open_watched_copy(tmp, to, sizeof to, &set);
+	if (!s)
+		return;
+	memz_snapshot_init(&snap);
+	for (cycle = 1; cycle <= 40; cycle++)
+		CHECK_INT(memz_sampler_run(s, cycle, &snap), 0);
+	CHECK(snap.stats.rested);
+	CHECK_INT(snap.stats.kernel_threads, 1);
+
+	/* kthreadd exits on a cycle it is not probed: no one rests */
+	snprintf(cmd, sizeof cmd, "rm -rf '%s/proc/2'", to);
+	CHECK_INT(system(cmd), 0);
+	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/99 500\n");
+	CHECK_INT(memz_sampler_run(s, 41, &snap), 0);
+	CHECK(!snap.stats.listed);
+	CHECK(!snap.stats.rested);
+	CHECK_INT(snap.stats.kernel_threads, 1);
+	for (cycle = 42; cycle <= 45; cycle++) {
+		CHECK_INT(memz_sampler_run(s, cycle, &snap), 0);
+		CHECK(snap.stats.rested);
+	}
+
+	/* 300 exits on a cycle it would rest on (346 is not a multiple of
+	 * 4), the cycle kthreadd is due and found gone */
+	p = find_pid(&snap, 300);
+	CHECK(p && mz_pe(p)->quiet_probes >= 20);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s/proc/300'", to);
+	CHECK_INT(system(cmd), 0);
+	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/98 500\n");
+	CHECK_INT(memz_sampler_run(s, 46, &snap), 0);
+	CHECK(!snap.stats.listed);
+	CHECK(!snap.stats.rested);
+	CHECK(!find_pid(&snap, 300));
+	CHECK_INT(snap.stats.kernel_threads, 0);
+	CHECK(find_pid(&snap, 200) != NULL);
+
+	memz_snapshot_release(&snap);
+	memz_sampler_free(&s);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+	CHECK_INT(system(cmd), 0);
+}
+
 /* A pid handed out again (it is in the span) is checked by stat's start
  * time even while a kept statm fd still reads: the new process gets a new
  * entry, with none of the old one's history. */
@@ -934,6 +993,7 @@ int main(void)
 	fixture_listing();
 	fixture_quiet_probes();
 	fixture_churn();
+	fixture_kthread_exit();
 	fixture_exact_max_rss();
 	fixture_span_reuse();
 	fixture_old_kernels();
