@@ -52,7 +52,7 @@ int memz_parse_loadavg_pids(const char *buf, size_t len, int *tasks,
 void memz_pidwatch_init(struct memz_pidwatch *w)
 {
 	w->fd = -1;
-	w->primed = w->has_prev = false;
+	w->primed = w->has_prev = w->counts = false;
 	w->last_pid = w->tasks = 0;
 	w->prev_last_pid = w->prev_tasks = 0;
 }
@@ -68,6 +68,19 @@ static bool same_namespace(int proc_fd)
 	link[n] = '\0';
 	snprintf(want, sizeof want, "%ld", (long)getpid());
 	return !strcmp(link, want);
+}
+
+/* ProcRoot/self/ns/pid names the initial pid namespace, whose inode is
+ * the kernel's PROC_PID_INIT_INO, 0xEFFFFFFC, on every kernel since 3.8. */
+static bool initial_namespace(int proc_fd)
+{
+	char link[64];
+	ssize_t n = readlinkat(proc_fd, "self/ns/pid", link, sizeof link - 1);
+
+	if (n <= 0)
+		return false;
+	link[n] = '\0';
+	return !strcmp(link, "pid:[4026531836]");
 }
 
 void memz_pidwatch_open(struct memz_pidwatch *w, int proc_fd)
@@ -87,11 +100,17 @@ void memz_pidwatch_open(struct memz_pidwatch *w, int proc_fd)
 		return;
 	}
 	w->fd = fd;
+	w->counts = initial_namespace(proc_fd);
 }
 
 bool memz_pidwatch_on(const struct memz_pidwatch *w)
 {
 	return w->fd >= 0;
+}
+
+bool memz_pidwatch_counts_exits(const struct memz_pidwatch *w)
+{
+	return w->fd >= 0 && w->counts;
 }
 
 unsigned memz_pidwatch_changed(struct memz_pidwatch *w)
@@ -115,7 +134,7 @@ unsigned memz_pidwatch_changed(struct memz_pidwatch *w)
 		what = all;
 	else if (last != w->last_pid)
 		what = all; /* new ones, and maybe some gone in between */
-	else if (tasks != w->tasks)
+	else if (tasks != w->tasks || !w->counts)
 		what = MEMZ_PIDWATCH_GONE;
 	w->last_pid = last;
 	w->tasks = tasks;
@@ -131,7 +150,7 @@ bool memz_pidwatch_span(const struct memz_pidwatch *w, int *from, int *to,
 		return false;
 	*from = w->prev_last_pid;
 	*to = w->last_pid;
-	*delta = w->tasks - w->prev_tasks;
+	*delta = w->counts ? w->tasks - w->prev_tasks : 0;
 	return true;
 }
 
@@ -140,7 +159,7 @@ bool memz_pidwatch_still(struct memz_pidwatch *w)
 	size_t len;
 	int tasks, last;
 
-	if (w->fd < 0 || !w->primed ||
+	if (w->fd < 0 || !w->primed || !w->counts ||
 	    memz_pread_file(w->fd, w->buf, sizeof w->buf, &len) ||
 	    memz_parse_loadavg_pids(w->buf, len, &tasks, &last))
 		return false;

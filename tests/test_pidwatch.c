@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -76,6 +77,20 @@ static void self_link(long pid)
 	unlink(path);
 	snprintf(target, sizeof target, "%ld", pid);
 	CHECK_INT(symlink(target, path), 0);
+}
+
+/* tmp/<our pid>/ns/pid, the link self/ns/pid resolves to, naming ns. */
+static void ns_link(const char *ns)
+{
+	char path[256];
+
+	snprintf(path, sizeof path, "%s/%ld", tmp, (long)getpid());
+	mkdir(path, 0755);
+	snprintf(path, sizeof path, "%s/%ld/ns", tmp, (long)getpid());
+	mkdir(path, 0755);
+	snprintf(path, sizeof path, "%s/%ld/ns/pid", tmp, (long)getpid());
+	unlink(path);
+	CHECK_INT(symlink(ns, path), 0);
 }
 
 /* Open a watch on tmp, as the sampler does with ProcRoot. */
@@ -173,10 +188,34 @@ static void fixture(void)
 	CHECK(!memz_pidwatch_on(&w));
 	memz_pidwatch_release(&w);
 
-	/* on */
+	/* in a container: new pids are told, exits never ruled out, since
+	 * the count is every namespace's (a fork on the host hides an exit) */
+	ns_link("pid:[4026532199]");
 	put("loadavg", "0.00 0.00 0.00 1/100 500\n");
 	open_watch(&w);
 	CHECK(memz_pidwatch_on(&w));
+	CHECK(!memz_pidwatch_counts_exits(&w));
+	CHECK_INT(memz_pidwatch_changed(&w), BOTH);
+	CHECK_INT(memz_pidwatch_changed(&w), MEMZ_PIDWATCH_GONE);
+	CHECK(!memz_pidwatch_still(&w));
+	put("loadavg", "0.00 0.00 0.00 1/99 504\n");
+	CHECK_INT(memz_pidwatch_changed(&w), BOTH);
+	{
+		int from = -1, to = -1, delta = -99;
+
+		CHECK(memz_pidwatch_span(&w, &from, &to, &delta));
+		CHECK_INT(from, 500);
+		CHECK_INT(to, 504);
+		CHECK_INT(delta, 0);
+	}
+	memz_pidwatch_release(&w);
+
+	/* on, in the initial namespace */
+	ns_link("pid:[4026531836]");
+	put("loadavg", "0.00 0.00 0.00 1/100 500\n");
+	open_watch(&w);
+	CHECK(memz_pidwatch_on(&w));
+	CHECK(memz_pidwatch_counts_exits(&w));
 	CHECK_INT(memz_pidwatch_changed(&w), BOTH); /* the first look */
 	CHECK_INT(memz_pidwatch_changed(&w), 0);
 	CHECK_INT(memz_pidwatch_changed(&w), 0);
@@ -223,6 +262,15 @@ static void live(void)
 	memz_pidwatch_open(&w, dfd);
 	close(dfd);
 	CHECK(memz_pidwatch_on(&w));
+	{
+		char link[64] = "";
+		ssize_t n = readlink("/proc/self/ns/pid", link, sizeof link - 1);
+
+		if (n > 0)
+			link[n] = '\0';
+		CHECK(memz_pidwatch_counts_exits(&w) ==
+		      !strcmp(link, "pid:[4026531836]"));
+	}
 	memz_pidwatch_changed(&w);
 	pid = fork();
 	if (pid == 0)

@@ -184,12 +184,13 @@ static void put_file(const char *tmp, const char *rel, const char *text)
 }
 
 /* A copy of tree1 in tmp (a mkdtemp template) with a loadavg and a self
- * naming us, so that the sampler's pid watch is on; to gets the copy's
+ * naming us in the initial pid namespace, so that the sampler's pid watch
+ * is on and counts exits; to gets the copy's
  * root. set is used with ProcRoot and SysRoot pointed at the copy. */
 static struct memz_sampler *open_watched_copy(char *tmp, char *to, size_t cap,
 					      struct memz_settings *set)
 {
-	char from[1024], cmd[2048], root[1200];
+	char from[1024], cmd[4096], root[1200];
 	struct memz_sampler *s = NULL;
 
 	if (!mkdtemp(tmp)) {
@@ -200,7 +201,9 @@ static struct memz_sampler *open_watched_copy(char *tmp, char *to, size_t cap,
 	snprintf(from, sizeof from, "%s/tree1", MEMZ_FIXTURES);
 	CHECK_INT(copy_tree(from, to), 0);
 	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/100 500\n");
-	snprintf(cmd, sizeof cmd, "ln -s %ld '%s/proc/self'", (long)getpid(), to);
+	snprintf(cmd, sizeof cmd, "ln -s %ld '%s/proc/self' && mkdir -p "
+		 "'%s/proc/%ld/ns' && ln -s 'pid:[4026531836]' '%s/proc/%ld/ns/pid'",
+		 (long)getpid(), to, to, (long)getpid(), to, (long)getpid());
 	CHECK_INT(system(cmd), 0);
 	snprintf(root, sizeof root, "%s/proc", to);
 	memz_settings_set(set, "ProcRoot", root, NULL, 0);
@@ -316,7 +319,9 @@ static void fixture_quiet_probes(void)
 	CHECK(p && mz_pe(p)->quiet_probes == 1);
 	CHECK_INT(memz_sampler_run(s, 16, &snap), 0);
 	CHECK(snap.stats.listed); /* once in 16 cycles: everyone probed */
-	CHECK_INT(snap.stats.files_read, reads_all);
+	/* and the listing tries our own pid's directory, which in the copy
+	 * holds only ns/pid */
+	CHECK_INT(snap.stats.files_read, reads_all + 1);
 
 	/* quiet for 20 probes: every fourth cycle, here 204 for pid 300 */
 	for (cycle = 17; cycle <= 200; cycle++)
@@ -553,6 +558,51 @@ static void fixture_kthread_exit(void)
 	CHECK(!find_pid(&snap, 300));
 	CHECK_INT(snap.stats.kernel_threads, 0);
 	CHECK(find_pid(&snap, 200) != NULL);
+
+	memz_snapshot_release(&snap);
+	memz_sampler_free(&s);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+	CHECK_INT(system(cmd), 0);
+}
+
+/* In a container the task count in loadavg is the whole machine's: an
+ * exit here and a fork on the host leave it as it was. So no one rests
+ * there, and a quiet process that exits is swept on the next cycle. */
+static void fixture_container_exit(void)
+{
+	char tmp[] = "/tmp/memz-pidns.XXXXXX", to[1100], cmd[4096];
+	struct memz_settings set;
+	struct memz_sampler *s;
+	struct memz_snapshot snap;
+	const struct memz_proc *p;
+	int cycle;
+
+	memz_settings_init(&set);
+	memz_settings_set(&set, "PssRefreshCycles", "100000", NULL, 0);
+	memz_settings_set(&set, "PssMaxAge", "86400", NULL, 0);
+	memz_settings_set(&set, "MaxOpenFiles", "0", NULL, 0);
+	s = open_watched_copy(tmp, to, sizeof to, &set);
+	memz_sampler_free(&s);
+	snprintf(cmd, sizeof cmd, "ln -sfn 'pid:[4026532199]' '%s/proc/%ld/ns/pid'",
+		 to, (long)getpid());
+	CHECK_INT(system(cmd), 0);
+	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
+	if (!s)
+		return;
+	memz_snapshot_init(&snap);
+	for (cycle = 1; cycle <= 40; cycle++) {
+		CHECK_INT(memz_sampler_run(s, cycle, &snap), 0);
+		CHECK(!snap.stats.rested);
+	}
+	CHECK(!snap.stats.listed); /* new pids are still told */
+	p = find_pid(&snap, 300);
+	CHECK(p && mz_pe(p)->quiet_probes >= 20);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s/proc/300'", to);
+	CHECK_INT(system(cmd), 0);
+	CHECK_INT(memz_sampler_run(s, 41, &snap), 0); /* 341: would rest */
+	CHECK(!snap.stats.listed);
+	CHECK(!find_pid(&snap, 300));
+	CHECK_INT(snap.stats.vanished, 1);
 
 	memz_snapshot_release(&snap);
 	memz_sampler_free(&s);
@@ -994,6 +1044,7 @@ int main(void)
 	fixture_quiet_probes();
 	fixture_churn();
 	fixture_kthread_exit();
+	fixture_container_exit();
 	fixture_exact_max_rss();
 	fixture_span_reuse();
 	fixture_old_kernels();

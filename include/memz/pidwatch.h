@@ -19,6 +19,13 @@
  * not parsing) leaves the watch off, and off means "new and gone" every
  * time.
  *
+ * The task count is the whole machine's, every namespace's. It tells our
+ * exits only in the initial pid namespace (ProcRoot/self/ns/pid reads
+ * "pid:[4026531836]", the kernel's fixed PROC_PID_INIT_INO); in a
+ * container, a fork on the host could hide an exit here. There the watch
+ * still tells new pids, but "gone" is always possible and no span delta
+ * is given (memz_pidwatch_counts_exits).
+ *
  * Between two reads, the span of pids handed out and the change in the
  * task count tell more: a task created and gone in between shows in
  * neither the count nor a lookup, so the caller that looks up every pid of
@@ -38,6 +45,7 @@ struct memz_pidwatch {
 	int fd;        /* ProcRoot/loadavg, kept open; -1 when off */
 	bool primed;   /* last_pid and tasks hold an earlier _changed's read */
 	bool has_prev; /* so do prev_last_pid and prev_tasks, the one before */
+	bool counts;   /* the task count is our namespace's: the initial one */
 	int last_pid, tasks;
 	int prev_last_pid, prev_tasks;
 	char buf[128]; /* loadavg is one short line */
@@ -52,6 +60,8 @@ void memz_pidwatch_init(struct memz_pidwatch *w);
  * cannot be turned on is off (memz_pidwatch_on tells). */
 void memz_pidwatch_open(struct memz_pidwatch *w, int proc_fd);
 bool memz_pidwatch_on(const struct memz_pidwatch *w);
+/* On, and its task count is this namespace's: tasks gone can be told. */
+bool memz_pidwatch_counts_exits(const struct memz_pidwatch *w);
 
 #define MEMZ_PIDWATCH_NEW 1u  /* a pid may have been handed out */
 #define MEMZ_PIDWATCH_GONE 2u /* a task may have exited */
@@ -61,14 +71,17 @@ unsigned memz_pidwatch_changed(struct memz_pidwatch *w);
 /*
  * After a _changed that read loadavg twice in a row: the pids handed out
  * between the two reads are (from, to], and tasks now minus tasks then is
- * *delta. False when that is not known: off, the first read, a failed
- * read, or the pids wrapped past pid_max (to below from).
+ * *delta (0 when the count is not this namespace's: see
+ * memz_pidwatch_counts_exits). False when that is not known: off, the
+ * first read, a failed read, or the pids wrapped past pid_max (to below
+ * from).
  */
 bool memz_pidwatch_span(const struct memz_pidwatch *w, int *from, int *to,
 			int *delta);
 /*
  * Does loadavg still read as at the last _changed: no task was created and
- * (so, with the same count) none exited since? False when it cannot tell.
+ * (so, with the same count) none exited since? False when it cannot tell,
+ * and so always when the count is not this namespace's.
  * The watch's state stays as _changed left it.
  */
 bool memz_pidwatch_still(struct memz_pidwatch *w);
