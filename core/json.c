@@ -252,7 +252,7 @@ static void cgroup(yajl_gen g, const struct memz_cgroup *cg)
 	memz_json_str(g, "cgroup");
 	yajl_gen_map_open(g);
 	memz_json_kv_str(g, "name", cg->n.name);
-	memz_json_kv_str(g, "kind", memz_cgroup_kind_name(cg->n.kind));
+	memz_json_kv_str(g, "kind", memz_cgname_kind_name(cg->n.kind));
 	if (cg->n.runtime[0])
 		memz_json_kv_str(g, "runtime", cg->n.runtime);
 	if (cg->n.id[0])

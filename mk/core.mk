@@ -9,6 +9,7 @@ libmemz_la_SOURCES += \
 	include/memz/procfs.h core/procfs.c core/parse_util.h \
 	include/memz/pidwatch.h core/pidwatch.c \
 	include/memz/pidfiles.h core/pidfiles.c \
+	include/memz/cgname.h core/cgname.c \
 	include/memz/cgroup.h core/cgroup.c \
 	include/memz/smapscat.h core/smapscat.c \
 	include/memz/pagemap.h core/pagemap.c \
@@ -138,9 +139,15 @@ tests_test_inspect_SOURCES = tests/test_inspect.c tests/check.h tests/counting_a
 tests_test_inspect_CPPFLAGS = $(CORE_FIXTURES_CPPFLAGS)
 tests_test_inspect_LDADD = libmemz.la
 
+UNIT_TESTS += tests/test_cgname
+check_PROGRAMS += tests/test_cgname
+tests_test_cgname_SOURCES = tests/test_cgname.c tests/check.h tests/cgpaths.h
+tests_test_cgname_LDADD = libmemz.la
+
 UNIT_TESTS += tests/test_cgroup
 check_PROGRAMS += tests/test_cgroup
-tests_test_cgroup_SOURCES = tests/test_cgroup.c tests/check.h tests/counting_alloc.h
+tests_test_cgroup_SOURCES = tests/test_cgroup.c tests/check.h tests/counting_alloc.h \
+	tests/cgpaths.h
 tests_test_cgroup_CPPFLAGS = $(CORE_FIXTURES_CPPFLAGS) $(YAJL_CFLAGS)
 tests_test_cgroup_LDADD = libmemz.la $(YAJL_LIBS)
 

@@ -1,131 +1,20 @@
 /*
- * cgroup names, memory files and the cache, on the cgroup-v2 and cgroup-v1
- * fixtures: every kind of name, both hierarchies, hostile paths refused,
- * the refresh honoured and a steady cache allocating nothing.
+ * cgroup memory files and the cache, on the cgroup-v2 and cgroup-v1
+ * fixtures: both hierarchies, hostile paths refused, the names the cache
+ * gives (cgname.h's, with docker's file), the refresh honoured and a steady
+ * cache allocating nothing.
  */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "check.h"
+#include "cgpaths.h"
 #include "counting_alloc.h"
 #include "memz/cgroup.h"
 #include "memz/json.h"
 #include "memz/report.h"
 #include "memz/sampler.h"
-
-#define DOCKER_ID "3f2a9c0b7d1e4444444444444444444444444444444444444444444444444444"
-#define K8S_DOCKER_ID "9e8d7c6b5a412222222222222222222222222222222222222222222222222222"
-#define PODMAN_ID "a1b2c3d4e5f67777777777777777777777777777777777777777777777777777"
-#define CTRD_ID "0c0ffee001238888888888888888888888888888888888888888888888888888"
-#define POD "0f1e2d3c-4b5a-6978-8796-a5b4c3d2e1f0"
-#define POD_ "0f1e2d3c_4b5a_6978_8796_a5b4c3d2e1f0"
-
-static const char *const paths[] = {
-	"/system.slice/nginx.service",
-	"/user.slice/user-1000.slice/user@1000.service/init.scope",
-	"/system.slice/docker-" DOCKER_ID ".scope",
-	"/machine.slice/libpod-" PODMAN_ID ".scope/container",
-	"/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" POD_
-	".slice/cri-containerd-" CTRD_ID ".scope",
-	"/kubepods/besteffort/pod" POD "/" K8S_DOCKER_ID,
-};
-
-static void names(void)
-{
-	struct memz_cgroup_name n;
-	char buf[300];
-
-	CHECK_INT(memz_cgroup_parse(paths[0], &n), 0);
-	CHECK_INT(n.kind, MEMZ_CGROUP_UNIT);
-	CHECK_STR(n.name, "nginx.service");
-	CHECK_STR(memz_cgroup_kind_name(n.kind), "unit");
-	CHECK_INT(memz_cgroup_parse(paths[1], &n), 0);
-	CHECK_STR(n.name, "user@1000.service");
-	CHECK_INT(memz_cgroup_parse("/init.scope", &n), 0);
-	CHECK_STR(n.name, "init.scope");
-	CHECK_INT(memz_cgroup_parse("/user.slice/user-1000.slice/session-3.scope",
-				    &n), 0);
-	CHECK_STR(n.name, "session-3.scope");
-	/* a service's own sub-cgroup is still the service */
-	CHECK_INT(memz_cgroup_parse("/system.slice/foo.service/worker", &n), 0);
-	CHECK_STR(n.name, "foo.service");
-	CHECK_INT(memz_cgroup_parse("/user.slice/user-1000.slice", &n), 0);
-	CHECK_STR(n.name, "user-1000.slice");
-
-	CHECK_INT(memz_cgroup_parse(paths[2], &n), 0);
-	CHECK_INT(n.kind, MEMZ_CGROUP_CONTAINER);
-	CHECK_STR(n.name, "docker:3f2a9c0b7d1e");
-	CHECK_STR(n.runtime, "docker");
-	CHECK_STR(n.id, DOCKER_ID);
-	CHECK_INT(memz_cgroup_parse("/docker/" DOCKER_ID, &n), 0);
-	CHECK_STR(n.name, "docker:3f2a9c0b7d1e");
-	CHECK_INT(memz_cgroup_parse(paths[3], &n), 0);
-	CHECK_STR(n.name, "podman:a1b2c3d4e5f6");
-	CHECK_INT(memz_cgroup_parse("/system.slice/crio-" PODMAN_ID ".scope", &n),
-		  0);
-	CHECK_STR(n.name, "crio:a1b2c3d4e5f6");
-
-	CHECK_INT(memz_cgroup_parse(paths[4], &n), 0);
-	CHECK_INT(n.kind, MEMZ_CGROUP_POD);
-	CHECK_STR(n.pod_uid, POD);
-	CHECK_STR(n.name, "k8s:" POD "/0c0ffee00123");
-	CHECK_STR(n.runtime, "containerd");
-	CHECK_INT(memz_cgroup_parse(paths[5], &n), 0);
-	CHECK_STR(n.name, "k8s:" POD "/9e8d7c6b5a41");
-	CHECK_STR(n.runtime, "");
-	CHECK_INT(memz_cgroup_parse("/kubepods/besteffort/pod" POD, &n), 0);
-	CHECK_STR(n.name, "k8s:" POD);
-
-	/* look-alikes are not containers or pods */
-	CHECK_INT(memz_cgroup_parse("/system.slice/docker-" "abc.scope", &n), 0);
-	CHECK_INT(n.kind, MEMZ_CGROUP_UNIT);
-	CHECK_INT(memz_cgroup_parse("/kubepods/podcast", &n), 0);
-	CHECK_INT(n.kind, MEMZ_CGROUP_PATH);
-	CHECK_STR(n.name, "/kubepods/podcast");
-	CHECK_INT(memz_cgroup_parse("/", &n), 0);
-	CHECK_INT(n.kind, MEMZ_CGROUP_PATH);
-	CHECK_STR(n.name, "/");
-	CHECK_INT(memz_cgroup_parse("", &n), -EINVAL);
-	CHECK_INT(memz_cgroup_parse("relative/x.service", &n), -EINVAL);
-
-	/* a long name is cut, never inside a UTF-8 sequence */
-	memset(buf, 0, sizeof buf);
-	buf[0] = '/';
-	for (size_t i = 1; i + 2 < 200; i += 2)
-		memcpy(buf + i, "\xc3\xa9", 2);
-	CHECK_INT(memz_cgroup_parse(buf, &n), 0);
-	CHECK(strlen(n.name) < MEMZ_CGROUP_NAME_MAX);
-	CHECK_INT(strlen(n.name) % 2, 1);
-}
-
-static void docker_names(void)
-{
-	static const char cfg[] =
-		"{\"Config\":{\"Hostname\":\"x\"},\"Name\":\"/web\","
-		"\"MountPoints\":{\"/d\":{\"Name\":\"vol\"}}}";
-	struct memz_cgroup_name n;
-	char name[64];
-
-	CHECK_INT(memz_cgroup_docker_name(cfg, strlen(cfg), name, sizeof name),
-		  0);
-	CHECK_STR(name, "web");
-	CHECK_INT(memz_cgroup_docker_name("{\"Name\":3}", 10, name, sizeof name),
-		  -EINVAL);
-	CHECK_INT(memz_cgroup_docker_name("{\"Name\":\"/w", 11, name,
-					  sizeof name), -EINVAL);
-	/* a NUL inside the file is not a name's end */
-	CHECK_INT(memz_cgroup_docker_name("{\"Name\":\"/a\"}\0x", 15, name,
-					  sizeof name), -EINVAL);
-
-	memz_cgroup_parse(paths[5], &n);
-	memz_cgroup_apply_docker_name(&n, "k8s_proxy_envoy-7d9f_prod_" POD "_0");
-	CHECK_INT(n.kind, MEMZ_CGROUP_POD);
-	CHECK_STR(n.name, "k8s:prod/envoy-7d9f/proxy");
-	memz_cgroup_parse(paths[2], &n);
-	memz_cgroup_apply_docker_name(&n, "k8s_short");
-	CHECK_STR(n.name, "docker:k8s_short");
-}
 
 /* /proc/PID/cgroup: v1's memory line first (v2 then has no memory
  * controller), else v2's, else the first. */
@@ -428,8 +317,6 @@ int main(void)
 	hierarchy("cgroup-v2", 2, "/fs/cgroup");
 	hierarchy("cgroup-v1", 1, "/fs/cgroup/memory");
 	hierarchy("cgroup-hybrid", 1, "/fs/cgroup/memory");
-	names();
-	docker_names();
 	mem_files("cgroup-v2", 2);
 	mem_files("cgroup-v1", 1);
 	mem_files("cgroup-hybrid", 1);

@@ -1,40 +1,10 @@
 /*
- * cgroup.h - a cgroup as an operator names it, and its memory limit and
- * usage.
+ * cgroup.h - a cgroup's memory limit and usage, and the cache of the
+ * cgroups a sample publishes.
  *
- * GroupBy cgroup groups processes by the path /proc/PID/cgroup gives
- * (procfs.h). A path such as
- *   /system.slice/docker-3f2a...e1.scope
- * is not what anyone calls the thing; "docker:web" is. memz_cgroup_parse()
- * is pure and turns a path into a kind and a display name:
- *
- *   /system.slice/nginx.service                    unit  nginx.service
- *   /user.slice/user-1000.slice/user@1000.service/init.scope
- *                                                  unit  user@1000.service
- *   /user.slice/user-1000.slice/session-3.scope    unit  session-3.scope
- *   /system.slice/docker-<64 hex>.scope            container docker:<12 hex>
- *   /docker/<64 hex>                               container docker:<12 hex>
- *   /machine.slice/libpod-<64 hex>.scope[/container]
- *                                                  container podman:<12 hex>
- *   .../cri-containerd-<64 hex>.scope, crio-<64 hex>.scope
- *                                                  container containerd: / crio:
- *   /kubepods.slice/kubepods-burstable.slice/
- *     kubepods-burstable-pod<uid>.slice/cri-containerd-<64 hex>.scope
- *                                                  pod   k8s:<uid>/<12 hex>
- *   /kubepods/besteffort/pod<uid>/<64 hex>         pod   k8s:<uid>/<12 hex>
- *
- * The deepest unit is the name (a service's own scopes and sub-cgroups are
- * the service's), except init.scope, which is its parent's manager. A path
- * that names nothing known keeps the path as its name.
- *
- * A docker container's name comes from the runtime's own file,
- * DockerRoot/containers/<id>/config.v2.json ("Name"), read once when the
- * cgroup is first seen and only if it is at most MEMZ_CGROUP_CONFIG_MAX
- * bytes (a larger file is skipped, not cut, and the short id stays); a name
- * docker gave a Kubernetes container, k8s_<container>_<pod>_<namespace>_...,
- * gives the pod's namespace and name. podman and containerd keep their
- * names in databases memz does not open (no network call, no bolt or
- * sqlite), so their containers keep the short id.
+ * What an operator calls a cgroup path ("nginx.service", "docker:web",
+ * "k8s:prod/envoy/proxy") is cgname.h's; this reads the cgroup's files and
+ * keeps, per path, its name and figures.
  *
  * Memory figures are the cgroup's own files under SysRoot/fs/cgroup: v2
  * memory.max and memory.current (also under fs/cgroup/unified on a hybrid
@@ -44,9 +14,12 @@
  * another cgroup namespace sees "/../x") is never read.
  *
  * The cache (memz_cgroups) keeps one entry per path it was asked about,
- * re-reads an entry's two files at most once every CgroupRefresh seconds
- * and forgets entries not asked about for a while, so a steady set of
- * cgroups costs two small reads each per refresh and allocates nothing.
+ * names it once (memz_cgname_parse(), and for a docker container its
+ * runtime's file, DockerRoot/containers/<id>/config.v2.json, when at most
+ * MEMZ_CGNAME_CONFIG_MAX bytes: cgname.h), re-reads an entry's two files at
+ * most once every CgroupRefresh seconds and forgets entries not asked
+ * about for a while, so a steady set of cgroups costs two small reads each
+ * per refresh and allocates nothing.
  * Entries stay valid until the next memz_cgroups_sweep() or
  * memz_cgroups_free().
  */
@@ -58,46 +31,11 @@
 #include <stdint.h>
 
 #include "memz/alloc.h"
+#include "memz/cgname.h"
 
-#define MEMZ_CGROUP_NAME_MAX 96
-#define MEMZ_CGROUP_CONFIG_MAX (256 * 1024)
 /* entries the cache holds: more cgroups than this are not looked up (their
  * groups carry no name, limit or usage) */
 #define MEMZ_CGROUP_MAX 1024
-
-enum memz_cgroup_kind {
-	MEMZ_CGROUP_PATH,      /* nothing known: the name is the path */
-	MEMZ_CGROUP_UNIT,      /* a systemd service, scope or slice */
-	MEMZ_CGROUP_CONTAINER, /* docker, podman, containerd, cri-o */
-	MEMZ_CGROUP_POD,       /* a Kubernetes pod, or a container in one */
-};
-
-struct memz_cgroup_name {
-	enum memz_cgroup_kind kind;
-	char name[MEMZ_CGROUP_NAME_MAX]; /* raw bytes of the path: hostile */
-	char runtime[16];   /* "docker", "podman", "containerd", "crio", "" */
-	char id[65];        /* the container's full id, or "" */
-	char pod_uid[40];   /* the pod's uid with dashes, or "" */
-};
-
-/* The kind as a word: "path", "unit", "container", "pod". */
-const char *memz_cgroup_kind_name(enum memz_cgroup_kind k);
-
-/* path's kind and name. -EINVAL for an empty path or one not starting
- * with '/'; a name too long for the buffer is cut (never inside a UTF-8
- * sequence). */
-int memz_cgroup_parse(const char *path, struct memz_cgroup_name *out);
-
-/* The container name in a docker config.v2.json (buf, len): "Name" without
- * its leading '/'. -EINVAL if it has none or does not parse. */
-int memz_cgroup_docker_name(const char *buf, size_t len, char *out,
-			    size_t outlen);
-
-/* Refines n with a docker container's name: a k8s_ name makes n a pod's
- * container named k8s:<namespace>/<pod>/<container>; another name makes it
- * docker:<name>. */
-void memz_cgroup_apply_docker_name(struct memz_cgroup_name *n,
-				   const char *docker_name);
 
 struct memz_cgroup_mem {
 	int version;      /* 2, 1, or 0: no memory files found */
@@ -197,7 +135,7 @@ unsigned memz_cgroup_walk(const struct memz_cgroup_root *r, unsigned max_dirs,
 
 struct memz_cgroup {
 	const char *path;
-	struct memz_cgroup_name n;
+	struct memz_cgname n;
 	struct memz_cgroup_mem mem;
 	bool has_mem;    /* mem was read (the files exist) */
 	double read_t;   /* when mem was last read */

@@ -38,7 +38,7 @@ struct row {
 	const struct cli_base_entry *base; /* --baseline: then, or NULL: new */
 	/* GroupBy cgroup: what the cgroup is called, its usage and limit */
 	const struct memz_cgroup *cg;
-	char cgname[MEMZ_CGROUP_NAME_MAX];
+	char cgname[MEMZ_CGNAME_MAX];
 };
 
 struct top_opts {
@@ -142,14 +142,14 @@ static int cmp_rows(const void *pa, const void *pb)
 static void name_cgroup(const struct top_opts *o, const struct memz_group *g,
 			struct row *r)
 {
-	struct memz_cgroup_name n;
+	struct memz_cgname n;
 
 	if (!o->by_cgroup)
 		return;
 	r->cg = g->cgroup;
 	if (g->cgroup)
 		snprintf(r->cgname, sizeof r->cgname, "%s", g->cgroup->n.name);
-	else if (!memz_cgroup_parse(r->name, &n))
+	else if (!memz_cgname_parse(r->name, &n))
 		snprintf(r->cgname, sizeof r->cgname, "%s", n.name);
 	if (r->cgname[0])
 		r->name = r->cgname; /* filters match what is shown */
