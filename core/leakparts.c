@@ -242,3 +242,91 @@ memz_leakparts_stats(const struct memz_leakparts *lp)
 {
 	return &lp->st;
 }
+
+static bool stands(const struct memz_leakpart_kept *e,
+		   const struct memz_proc *p)
+{
+	if (e->is_group)
+		return p->group && p->group->det.verdict.leak;
+	return p->det.verdict.leak;
+}
+
+void memz_leakparts_kept_procs(const struct memz_leakparts_kept *k,
+			       const struct memz_table_view *v,
+			       const struct memz_proc *found[MEMZ_LEAKPARTS_KEPT])
+{
+	size_t used = 0;
+
+	for (size_t i = 0; i < MEMZ_LEAKPARTS_KEPT; i++) {
+		found[i] = NULL;
+		used += k && k->p[i].used;
+	}
+	for (size_t j = 0; used && v && j < v->n_procs; j++) {
+		const struct memz_proc *p = v->procs[j];
+
+		for (size_t i = 0; i < MEMZ_LEAKPARTS_KEPT; i++)
+			if (k->p[i].used && k->p[i].pid == p->pid &&
+			    k->p[i].start == p->start)
+				found[i] = p;
+	}
+}
+
+void memz_leakparts_keep(struct memz_leakparts_kept *k,
+			 const struct memz_table_view *v,
+			 const struct memz_leakpart *done, size_t n_done)
+{
+	const struct memz_proc *found[MEMZ_LEAKPARTS_KEPT];
+
+	memz_leakparts_kept_procs(k, v, found);
+	for (size_t i = 0; i < MEMZ_LEAKPARTS_KEPT; i++)
+		if (k->p[i].used && (!found[i] || !stands(&k->p[i], found[i])))
+			k->p[i].used = false;
+	for (size_t j = 0; j < n_done; j++) {
+		const struct memz_leakpart *lp = &done[j];
+		struct memz_leakpart_kept *e = NULL;
+
+		for (size_t i = 0; !e && i < MEMZ_LEAKPARTS_KEPT; i++)
+			if (k->p[i].used && k->p[i].pid == lp->pid &&
+			    k->p[i].start == lp->start)
+				e = &k->p[i];
+		for (size_t i = 0; !e && i < MEMZ_LEAKPARTS_KEPT; i++)
+			if (!k->p[i].used)
+				e = &k->p[i];
+		if (!e) {
+			e = &k->p[k->next];
+			k->next = (k->next + 1) % MEMZ_LEAKPARTS_KEPT;
+		}
+		e->used = true;
+		e->is_group = lp->is_group;
+		e->pid = lp->pid;
+		e->start = lp->start;
+		snprintf(e->text, sizeof e->text, "%s", lp->text);
+	}
+}
+
+const char *memz_leakparts_kept_group(const struct memz_leakparts_kept *k,
+				      const struct memz_proc *const *found,
+				      const struct memz_group *g)
+{
+	const char *member = NULL;
+
+	for (size_t i = 0; k && i < MEMZ_LEAKPARTS_KEPT; i++) {
+		if (!found[i] || found[i]->group != g)
+			continue;
+		if (k->p[i].is_group)
+			return k->p[i].text;
+		if (!member)
+			member = k->p[i].text;
+	}
+	return member;
+}
+
+const char *memz_leakparts_kept_proc(const struct memz_leakparts_kept *k,
+				     const struct memz_proc *const *found,
+				     const struct memz_proc *p)
+{
+	for (size_t i = 0; k && i < MEMZ_LEAKPARTS_KEPT; i++)
+		if (found[i] == p)
+			return k->p[i].text;
+	return NULL;
+}

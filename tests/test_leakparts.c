@@ -4,7 +4,8 @@
  * and events: the finding comes LeakPartsDelay after the verdict, once; a
  * group's largest member is read; a big process is never read; a vanished
  * or reused one gives nothing; the reads wait for CpuBudget's room and are
- * charged to it; and the JSON carries it.
+ * charged to it; and the JSON carries it. A finding is kept for later
+ * tables as long as the process and its verdict stand.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -152,6 +153,83 @@ static size_t cycle(struct memz_leakparts *lp, struct world *w, double t,
 	w->v.n_events = event ? 1 : 0;
 	CHECK_INT(memz_leakparts_cycle(lp, &w->v, t, d, &n), 0);
 	return n;
+}
+
+/* A finding is kept by the process read: it goes when that process does,
+ * or when the verdict it was found for clears (the group's for a group's
+ * finding); the same process found again replaces its entry, and the
+ * oldest gives way when more than the table holds arrive. The finding
+ * shown for a group is its own, else a member's. */
+static void kept(void)
+{
+	struct memz_leakparts_kept k;
+	struct memz_leakpart lp[MEMZ_LEAKPARTS_KEPT + 1];
+	struct memz_group g = { .name = "leaky" };
+	struct memz_proc p = { .pid = 200, .name = "leaky", .group = &g };
+	struct memz_proc q = { .pid = 201, .name = "leaky", .group = &g };
+	const struct memz_proc *pp[] = { &p, &q }, *found[MEMZ_LEAKPARTS_KEPT];
+	struct memz_table_view v = { .procs = pp, .n_procs = 2 };
+	size_t used = 0;
+
+	memset(&k, 0, sizeof k);
+	memset(lp, 0, sizeof lp);
+	p.det.verdict.leak = true;
+	lp[0].pid = 200;
+	snprintf(lp[0].text, sizeof lp[0].text, "heap +1.0 MiB");
+	memz_leakparts_keep(&k, &v, lp, 1);
+	memz_leakparts_keep(&k, &v, lp, 0);
+	CHECK(k.p[0].used && k.p[0].pid == 200);
+	memz_leakparts_kept_procs(&k, &v, found);
+	CHECK(found[0] == &p);
+	CHECK_STR(memz_leakparts_kept_proc(&k, found, &p), "heap +1.0 MiB");
+	/* a member's finding stands for its group while it has none */
+	CHECK_STR(memz_leakparts_kept_group(&k, found, &g), "heap +1.0 MiB");
+	/* pid 200 is reused by another process: a new start */
+	p.start = 99;
+	memz_leakparts_keep(&k, &v, lp, 0);
+	CHECK(!k.p[0].used);
+	memz_leakparts_kept_procs(&k, &v, found);
+	CHECK(memz_leakparts_kept_proc(&k, found, &p) == NULL);
+	p.start = 0;
+	for (int i = 0; i <= MEMZ_LEAKPARTS_KEPT; i++) {
+		lp[i].pid = 200;
+		lp[i].start = 0;
+		lp[i].is_group = false;
+	}
+	/* the same process found again replaces its entry */
+	memz_leakparts_keep(&k, &v, lp, MEMZ_LEAKPARTS_KEPT + 1);
+	for (int i = 0; i < MEMZ_LEAKPARTS_KEPT; i++)
+		used += k.p[i].used;
+	CHECK_INT(used, 1);
+
+	/* a group's finding stands while the group's verdict does, and is
+	 * the group's before a member's */
+	memset(&k, 0, sizeof k);
+	g.det.verdict.leak = true;
+	q.det.verdict.leak = true;
+	lp[0].pid = 201;
+	lp[1].is_group = true;
+	snprintf(lp[1].text, sizeof lp[1].text, "heap +2.0 MiB");
+	memz_leakparts_keep(&k, &v, lp, 2);
+	memz_leakparts_kept_procs(&k, &v, found);
+	CHECK_STR(memz_leakparts_kept_group(&k, found, &g), "heap +2.0 MiB");
+	CHECK_STR(memz_leakparts_kept_proc(&k, found, &q), "heap +1.0 MiB");
+	p.det.verdict.leak = false;
+	memz_leakparts_keep(&k, &v, NULL, 0);
+	memz_leakparts_kept_procs(&k, &v, found);
+	CHECK_STR(memz_leakparts_kept_group(&k, found, &g), "heap +2.0 MiB");
+	g.det.verdict.leak = false;
+	memz_leakparts_keep(&k, &v, NULL, 0);
+	memz_leakparts_kept_procs(&k, &v, found);
+	CHECK_STR(memz_leakparts_kept_group(&k, found, &g), "heap +1.0 MiB");
+	q.det.verdict.leak = false;
+	memz_leakparts_keep(&k, &v, NULL, 0);
+	memz_leakparts_kept_procs(&k, &v, found);
+	CHECK(memz_leakparts_kept_group(&k, found, &g) == NULL);
+	/* none kept, or no view: nothing found */
+	memz_leakparts_kept_procs(NULL, &v, found);
+	CHECK(found[0] == NULL);
+	CHECK(memz_leakparts_kept_group(NULL, found, &g) == NULL);
 }
 
 int main(void)
@@ -322,5 +400,6 @@ int main(void)
 	CHECK_INT(c.live, 0);
 
 	remove_tree();
+	kept();
 	return check_status();
 }

@@ -358,6 +358,12 @@ static bool col_visible(yajl_val t, const char *col)
 	return YAJL_IS_TRUE(at(at(t, "columns", col), "visible", NULL));
 }
 
+/* What the plugin does after each sample. */
+static void keep(struct memz_leakparts_kept *k, const struct memz_snapshot *s)
+{
+	memz_leakparts_keep(k, &s->view, s->leak_parts, s->n_leak_parts);
+}
+
 /* GroupBy cgroup: "leaky" is nginx.service with its usage and limit, in a
  * watched slice and itself watched; the deepest scope's forecast is the
  * row's, and under OomWarn the row turns critical. Its finding, reported
@@ -368,7 +374,7 @@ static void test_top_cgroup_parts(void)
 	struct world w;
 	struct out o;
 	struct memz_cgroup cg;
-	struct memz_nd_parts parts;
+	struct memz_leakparts_kept parts;
 	struct memz_leakpart lp;
 	yajl_val t;
 	int r;
@@ -401,11 +407,11 @@ static void test_top_cgroup_parts(void)
 	snprintf(lp.text, sizeof lp.text, "heap +12.0 MiB, other anonymous +3.5 MiB");
 	w.snap.leak_parts = &lp;
 	w.snap.n_leak_parts = 1;
-	memz_nd_parts_update(&parts, &w.snap);
+	keep(&parts, &w.snap);
 	/* the next cycle: the core reports nothing new */
 	w.snap.leak_parts = NULL;
 	w.snap.n_leak_parts = 0;
-	memz_nd_parts_update(&parts, &w.snap);
+	keep(&parts, &w.snap);
 	w.ctx.parts = &parts;
 
 	out_open(&o);
@@ -448,7 +454,7 @@ static void test_top_cgroup_parts(void)
 
 	/* the verdict clears: the finding goes with it */
 	w.g[1].det.verdict.leak = false;
-	memz_nd_parts_update(&parts, &w.snap);
+	keep(&parts, &w.snap);
 	w.g[1].det.verdict.leak = true;
 	out_open(&o);
 	CHECK_INT(memz_nd_answer(o.f, "c-2", "memz-top", &w.ctx), 0);
@@ -472,46 +478,6 @@ static void test_top_cgroup_parts(void)
 	CHECK_STR(severity(t, 1), "warning");
 	yajl_tree_free(t);
 	out_close(&o);
-}
-
-/* A finding is kept by the process read: it goes when that process does,
- * and the oldest gives way when more than the table holds arrive. */
-static void test_parts_kept(void)
-{
-	struct world w;
-	struct memz_nd_parts parts;
-	struct memz_leakpart lp[MEMZ_ND_PARTS_MAX + 1];
-	size_t used = 0;
-
-	world_init(&w);
-	memset(&parts, 0, sizeof parts);
-	memset(lp, 0, sizeof lp);
-	w.p[1].det.verdict.leak = true;
-	lp[0].pid = 200;
-	snprintf(lp[0].text, sizeof lp[0].text, "heap +1.0 MiB");
-	w.snap.leak_parts = lp;
-	w.snap.n_leak_parts = 1;
-	memz_nd_parts_update(&parts, &w.snap);
-	w.snap.n_leak_parts = 0;
-	memz_nd_parts_update(&parts, &w.snap);
-	CHECK(parts.p[0].used && parts.p[0].pid == 200);
-	/* pid 200 is reused by another process: a new start */
-	w.p[1].start = 99;
-	memz_nd_parts_update(&parts, &w.snap);
-	CHECK(!parts.p[0].used);
-	w.p[1].start = 0;
-	for (int i = 0; i <= MEMZ_ND_PARTS_MAX; i++) {
-		lp[i].pid = 200;
-		lp[i].start = 0;
-		lp[i].is_group = false;
-	}
-	/* the same process found again replaces its entry */
-	w.snap.leak_parts = lp;
-	w.snap.n_leak_parts = MEMZ_ND_PARTS_MAX + 1;
-	memz_nd_parts_update(&parts, &w.snap);
-	for (int i = 0; i < MEMZ_ND_PARTS_MAX; i++)
-		used += parts.p[i].used;
-	CHECK_INT(used, 1);
 }
 
 /* memz-top processes: every process by PSS with its group and the
@@ -967,7 +933,6 @@ int main(void)
 	test_inspect();
 	test_errors();
 	test_top_cgroup_parts();
-	test_parts_kept();
 	test_processes();
 	test_processes_cap();
 	test_oom();

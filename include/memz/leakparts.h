@@ -82,4 +82,57 @@ int memz_leakparts_cycle(struct memz_leakparts *lp,
 const struct memz_leakparts_stats *
 memz_leakparts_stats(const struct memz_leakparts *lp);
 
+/*
+ * ---- findings kept: what a table asked for later still shows ----
+ *
+ * memz_leakparts_cycle() gives a finding once, in the cycle of its second
+ * read; a host that shows findings on request (netdata's memz-top and
+ * memz-inspect) must still show it later. The rule of how long, in one
+ * place: a finding is kept by the process that was read (pid and start),
+ * for as long as that process lives and the verdict it was found for
+ * stands (the group's for a group's finding, the process's own
+ * otherwise). The same process found again replaces its entry; beyond
+ * MEMZ_LEAKPARTS_KEPT findings, a new one replaces the oldest.
+ *
+ * The struct is the caller's, fixed-size, zeroed to start (memset), and
+ * allocates nothing. Its texts are memz_smapscat_diff_format()'s, and
+ * findings are told apart by the process, never by a name.
+ */
+#define MEMZ_LEAKPARTS_KEPT 32
+
+struct memz_leakpart_kept {
+	bool used, is_group;
+	int pid;
+	unsigned long long start;
+	char text[256]; /* the finding's memz_smapscat_diff_format() */
+};
+
+struct memz_leakparts_kept {
+	struct memz_leakpart_kept p[MEMZ_LEAKPARTS_KEPT];
+	unsigned next; /* the oldest, replaced when all are used */
+};
+
+/* After each cycle, with its view v and its findings (done, n_done):
+ * forgets what no longer stands, keeps the new findings. */
+void memz_leakparts_keep(struct memz_leakparts_kept *k,
+			 const struct memz_table_view *v,
+			 const struct memz_leakpart *done, size_t n_done);
+
+/* Which of v's processes each kept finding was read from, in one pass:
+ * found[i] for k->p[i], NULL when unused or gone (k NULL or v NULL: all
+ * NULL). */
+void memz_leakparts_kept_procs(const struct memz_leakparts_kept *k,
+			       const struct memz_table_view *v,
+			       const struct memz_proc *found[MEMZ_LEAKPARTS_KEPT]);
+
+/* The finding shown for a group: its own, else one of a member's; for a
+ * process: the one read from it. NULL when none (k NULL: none). found is
+ * memz_leakparts_kept_procs()'s. */
+const char *memz_leakparts_kept_group(const struct memz_leakparts_kept *k,
+				      const struct memz_proc *const *found,
+				      const struct memz_group *g);
+const char *memz_leakparts_kept_proc(const struct memz_leakparts_kept *k,
+				     const struct memz_proc *const *found,
+				     const struct memz_proc *p);
+
 #endif

@@ -45,95 +45,6 @@ static void str_cell(yajl_gen g, const char *s)
 		yajl_gen_null(g);
 }
 
-static bool held_for(const struct memz_nd_part *e, const struct memz_proc *p)
-{
-	if (e->is_group)
-		return p->group && p->group->det.verdict.leak;
-	return p->det.verdict.leak;
-}
-
-/* Which process each kept finding was read from, in one pass over the
- * processes: found[i] for pt->p[i], NULL when it is gone. */
-static void resolve_parts(const struct memz_nd_parts *pt,
-			  const struct memz_snapshot *s,
-			  const struct memz_proc **found)
-{
-	size_t used = 0;
-
-	for (size_t i = 0; i < MEMZ_ND_PARTS_MAX; i++) {
-		found[i] = NULL;
-		used += pt && pt->p[i].used;
-	}
-	for (size_t k = 0; used && s && k < s->view.n_procs; k++) {
-		const struct memz_proc *p = s->view.procs[k];
-
-		for (size_t i = 0; i < MEMZ_ND_PARTS_MAX; i++)
-			if (pt->p[i].used && pt->p[i].pid == p->pid &&
-			    pt->p[i].start == p->start)
-				found[i] = p;
-	}
-}
-
-void memz_nd_parts_update(struct memz_nd_parts *pt,
-			  const struct memz_snapshot *s)
-{
-	const struct memz_proc *found[MEMZ_ND_PARTS_MAX];
-
-	resolve_parts(pt, s, found);
-	for (size_t i = 0; i < MEMZ_ND_PARTS_MAX; i++)
-		if (pt->p[i].used && (!found[i] || !held_for(&pt->p[i], found[i])))
-			pt->p[i].used = false;
-	for (size_t k = 0; k < s->n_leak_parts; k++) {
-		const struct memz_leakpart *lp = &s->leak_parts[k];
-		struct memz_nd_part *e = NULL;
-
-		for (size_t i = 0; !e && i < MEMZ_ND_PARTS_MAX; i++)
-			if (pt->p[i].used && pt->p[i].pid == lp->pid &&
-			    pt->p[i].start == lp->start)
-				e = &pt->p[i];
-		for (size_t i = 0; !e && i < MEMZ_ND_PARTS_MAX; i++)
-			if (!pt->p[i].used)
-				e = &pt->p[i];
-		if (!e) {
-			e = &pt->p[pt->next];
-			pt->next = (pt->next + 1) % MEMZ_ND_PARTS_MAX;
-		}
-		e->used = true;
-		e->is_group = lp->is_group;
-		e->pid = lp->pid;
-		e->start = lp->start;
-		snprintf(e->text, sizeof e->text, "%s", lp->text);
-	}
-}
-
-/* A group's finding: its own, else one of a member's. */
-static const char *group_parts(const struct memz_nd_parts *pt,
-			       const struct memz_proc *const *found,
-			       const struct memz_group *gr)
-{
-	const char *member = NULL;
-
-	for (size_t i = 0; pt && i < MEMZ_ND_PARTS_MAX; i++) {
-		if (!found[i] || found[i]->group != gr)
-			continue;
-		if (pt->p[i].is_group)
-			return pt->p[i].text;
-		if (!member)
-			member = pt->p[i].text;
-	}
-	return member;
-}
-
-static const char *proc_parts(const struct memz_nd_parts *pt,
-			      const struct memz_proc *const *found,
-			      const struct memz_proc *p)
-{
-	for (size_t i = 0; pt && i < MEMZ_ND_PARTS_MAX; i++)
-		if (found[i] == p)
-			return pt->p[i].text;
-	return NULL;
-}
-
 static void since_cell(yajl_gen g, const struct memz_verdict *v, double t)
 {
 	if (v->leak && v->since > 0 && t >= v->since)
@@ -221,7 +132,7 @@ static void top_groups(yajl_gen g, const struct memz_nd_fctx *ctx, bool info)
 	const struct memz_series *limit =
 		series(&memz_series_group, "cgroup_limit");
 	const struct memz_series *tto = series(&memz_series_oom, "time_to_oom");
-	const struct memz_proc *found[MEMZ_ND_PARTS_MAX];
+	const struct memz_proc *found[MEMZ_LEAKPARTS_KEPT];
 	struct memz_nd_col cols[T_N + 1];
 	double max[T_N + 1];
 	bool by_cgroup = false;
@@ -241,7 +152,7 @@ static void top_groups(yajl_gen g, const struct memz_nd_fctx *ctx, bool info)
 	}
 	cols[T_CGNAME].visible = cols[T_CGUSAGE].visible =
 		cols[T_CGLIMIT].visible = cols[T_TTO].visible = by_cgroup;
-	resolve_parts(ctx->parts, s, found);
+	memz_leakparts_kept_procs(ctx->parts, s ? &s->view : NULL, found);
 	memz_nd_table_head(g, 200, ctx->update_every,
 	     "Process groups by proportional set size, with memz's leak verdicts and what a leak is made of; a suspect's row is highlighted, one whose cgroup runs out of memory under OomWarn more so");
 	view_param(g, false);
@@ -268,7 +179,9 @@ static void top_groups(yajl_gen g, const struct memz_nd_fctx *ctx, bool info)
 		series_cell(g, usage, gr, MIB);
 		series_cell(g, limit, gr, MIB);
 		series_cell(g, tto, sc, 1);
-		str_cell(g, v->leak ? group_parts(ctx->parts, found, gr) : NULL);
+		str_cell(g, v->leak ? memz_leakparts_kept_group(ctx->parts,
+								found, gr)
+				    : NULL);
 		memz_nd_row_options(g, sc && sc->warn ? "critical"
 				    : v->leak ? "warning" : "normal");
 		yajl_gen_array_close(g);
@@ -362,7 +275,7 @@ static int top_procs(yajl_gen g, const struct memz_nd_fctx *ctx,
 		     const struct memz_nd_args *a)
 {
 	const struct memz_snapshot *s = ctx->snap;
-	const struct memz_proc *found[MEMZ_ND_PARTS_MAX];
+	const struct memz_proc *found[MEMZ_LEAKPARTS_KEPT];
 	const struct memz_proc **v = NULL;
 	const struct memz_series *tto = series(&memz_series_oom, "time_to_oom");
 	struct memz_nd_col cols[P_N + 1];
@@ -386,7 +299,7 @@ static int top_procs(yajl_gen g, const struct memz_nd_fctx *ctx,
 				  (double)memz_rollup_uss(&v[i]->mem) / MIB);
 		max[P_SWAP] = fmax(max[P_SWAP], (double)v[i]->mem.swap / MIB);
 	}
-	resolve_parts(ctx->parts, s, found);
+	memz_leakparts_kept_procs(ctx->parts, s ? &s->view : NULL, found);
 	snprintf(help, sizeof help,
 		 "Processes by proportional set size (the largest %d), with memz's leak verdicts; Estimated: PSS from status and a pagemap walk, within PSSError of smaps_rollup's",
 		 MEMZ_ND_PROCS_MAX);
@@ -418,7 +331,7 @@ static int top_procs(yajl_gen g, const struct memz_nd_fctx *ctx,
 		else
 			yajl_gen_null(g);
 		series_cell(g, tto, memz_report_scope_of(&s->oom, p->memcg), 1);
-		str_cell(g, proc_parts(ctx->parts, found, p));
+		str_cell(g, memz_leakparts_kept_proc(ctx->parts, found, p));
 		memz_nd_row_options(g, vd->leak ? "warning" : "normal");
 		yajl_gen_array_close(g);
 	}
@@ -508,7 +421,7 @@ static void cat_row(yajl_gen g, const char *kind, const struct memz_catsum *c,
 static void process_facts(yajl_gen g, const struct memz_proc *p,
 			  const struct memz_nd_fctx *ctx)
 {
-	const struct memz_proc *found[MEMZ_ND_PARTS_MAX];
+	const struct memz_proc *found[MEMZ_LEAKPARTS_KEPT];
 	const char *parts;
 
 	const struct memz_rollup *m = &p->mem;
@@ -541,8 +454,9 @@ static void process_facts(yajl_gen g, const struct memz_proc *p,
 	memz_json_str(g, "confidence");
 	yajl_gen_integer(g, v->confidence);
 	/* the finding the verdict it was read for still stands on */
-	resolve_parts(ctx->parts, ctx->snap, found);
-	if ((parts = proc_parts(ctx->parts, found, p)))
+	memz_leakparts_kept_procs(ctx->parts,
+				  ctx->snap ? &ctx->snap->view : NULL, found);
+	if ((parts = memz_leakparts_kept_proc(ctx->parts, found, p)))
 		memz_json_kv_str(g, "leak_parts", parts);
 	yajl_gen_map_close(g);
 }

@@ -86,43 +86,17 @@ struct memz_nd_input {
 };
 
 #define MEMZ_ND_PROCS_MAX 500 /* rows of memz-top processes, largest PSS */
-#define MEMZ_ND_PARTS_MAX 32
-
-/*
- * What suspects' leaks are made of. The core reports a finding once, in
- * the cycle its second smaps read is taken (leakparts.h); a table asked
- * for later must still show it. So the plugin keeps the last findings, by
- * the process that was read (pid and start), for as long as that process
- * lives and the verdict they were found for stands (the group's for a
- * group's finding, the process's own otherwise). Fixed-size: a finding
- * beyond MEMZ_ND_PARTS_MAX replaces the oldest.
- */
-struct memz_nd_part {
-	bool used, is_group;
-	int pid;
-	unsigned long long start;
-	char text[256]; /* the core's memz_smapscat_diff_format() */
-};
-
-struct memz_nd_parts {
-	struct memz_nd_part p[MEMZ_ND_PARTS_MAX];
-	unsigned next;
-};
-
-/* After each sample: forget what no longer stands, take s's findings. */
-void memz_nd_parts_update(struct memz_nd_parts *pt,
-			  const struct memz_snapshot *s);
-
 /* What a function call may look at: the latest snapshot (NULL until the
  * first sample) and where /proc is, for memz-inspect's full smaps read,
  * with the capabilities raised for that read alone (memz/privilege.h);
- * the findings kept (NULL: none). */
+ * the leak findings kept, as memz_leakparts_keep() keeps them after each
+ * sample (NULL: none). */
 struct memz_nd_fctx {
 	const struct memz_snapshot *snap;
 	const char *proc_root;
 	int update_every;
 	uint64_t held;
-	const struct memz_nd_parts *parts;
+	const struct memz_leakparts_kept *parts;
 };
 
 /* Allocates the queue once. 0 or -ENOMEM. */

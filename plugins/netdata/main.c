@@ -183,7 +183,7 @@ struct plugin {
 	struct memz_nd_emitter *emitter;
 	struct memz_snapshot snap;
 	struct memz_nd_input in;
-	struct memz_nd_parts parts; /* leak findings, kept for the tables */
+	struct memz_leakparts_kept parts; /* leak findings, for the tables */
 	int update_every;
 	bool have_snap;
 	bool told_denied;
@@ -230,7 +230,8 @@ static int sample(struct plugin *p, struct memz_clock *c, double now)
 		return -EPERM;
 	if (!rc) {
 		p->have_snap = true;
-		memz_nd_parts_update(&p->parts, &p->snap);
+		memz_leakparts_keep(&p->parts, &p->snap.view, p->snap.leak_parts,
+				    p->snap.n_leak_parts);
 		memz_clock_sampled(c, now, p->snap.interval_ms);
 		tell_denied(p);
 		log_kills(&p->snap.oom);
