@@ -28,6 +28,18 @@ static inline const struct memz_proc *find_pid(const struct memz_snapshot *s,
 	return NULL;
 }
 
+/* ProcRoot and SysRoot at dir's proc and sys (a path too long for them
+ * fails the check). */
+static inline void settings_under(struct memz_settings *s, const char *dir)
+{
+	char path[MEMZ_PATH_MAX + 8];
+
+	snprintf(path, sizeof path, "%s/proc", dir);
+	CHECK_INT(memz_settings_set(s, "ProcRoot", path, NULL, 0), 0);
+	snprintf(path, sizeof path, "%s/sys", dir);
+	CHECK_INT(memz_settings_set(s, "SysRoot", path, NULL, 0), 0);
+}
+
 /* Default settings, below fixture's proc and sys trees unless NULL. */
 static inline void settings_for(struct memz_settings *s, const char *fixture)
 {
@@ -36,10 +48,8 @@ static inline void settings_for(struct memz_settings *s, const char *fixture)
 	memz_settings_init(s);
 	if (!fixture)
 		return;
-	snprintf(path, sizeof path, "%s/%s/proc", MEMZ_FIXTURES, fixture);
-	CHECK_INT(memz_settings_set(s, "ProcRoot", path, NULL, 0), 0);
-	snprintf(path, sizeof path, "%s/%s/sys", MEMZ_FIXTURES, fixture);
-	CHECK_INT(memz_settings_set(s, "SysRoot", path, NULL, 0), 0);
+	snprintf(path, sizeof path, "%s/%s", MEMZ_FIXTURES, fixture);
+	settings_under(s, path);
 }
 
 #endif

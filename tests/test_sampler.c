@@ -115,7 +115,7 @@ static int copy_tree(const char *from, const char *to)
  * sampler falls back to above its fd budget. */
 static void fixture_pid_reuse(void)
 {
-	char tmp[] = "/tmp/memz-reuse.XXXXXX", from[1024], to[1100], root[1200];
+	char tmp[] = "/tmp/memz-reuse.XXXXXX", from[1024], to[1100];
 	struct memz_settings set;
 	struct memz_sampler *s;
 	struct memz_snapshot snap;
@@ -129,10 +129,7 @@ static void fixture_pid_reuse(void)
 	snprintf(from, sizeof from, "%s/tree1", MEMZ_FIXTURES);
 	CHECK_INT(copy_tree(from, to), 0);
 	memz_settings_init(&set);
-	snprintf(root, sizeof root, "%s/proc", to);
-	memz_settings_set(&set, "ProcRoot", root, NULL, 0);
-	snprintf(root, sizeof root, "%s/sys", to);
-	memz_settings_set(&set, "SysRoot", root, NULL, 0);
+	settings_under(&set, to);
 	memz_settings_set(&set, "MaxOpenFiles", "0", NULL, 0);
 	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
 	if (!s)
@@ -183,19 +180,26 @@ static void put_file(const char *tmp, const char *rel, const char *text)
 	fclose(f);
 }
 
+/* No exact reads but the first, so files_read counts the probes; without
+ * kept fds (MaxOpenFiles 0) a removed directory is an exit in a fixture
+ * tree. Setting name, value pairs for watched_open(). */
+static const char *const no_exact[] = { "PssRefreshCycles", "100000",
+					"PssMaxAge", "86400", NULL };
+static const char *const no_exact_no_fds[] = { "PssRefreshCycles", "100000",
+					       "PssMaxAge", "86400",
+					       "MaxOpenFiles", "0", NULL };
+
 /* A copy of tree1 in tmp (a mkdtemp template) with a loadavg and a self
  * naming us in the initial pid namespace, so that the sampler's pid watch
- * is on and counts exits; to gets the copy's
- * root. set is used with ProcRoot and SysRoot pointed at the copy. */
-static struct memz_sampler *open_watched_copy(char *tmp, char *to, size_t cap,
-					      struct memz_settings *set)
+ * is on and counts exits; to gets the copy's root. watched_close() removes
+ * it. */
+static bool watched_copy(char *tmp, char *to, size_t cap)
 {
-	char from[1024], cmd[4096], root[1200];
-	struct memz_sampler *s = NULL;
+	char from[1024], cmd[4096];
 
 	if (!mkdtemp(tmp)) {
 		CHECK(0);
-		return NULL;
+		return false;
 	}
 	snprintf(to, cap, "%s/t", tmp);
 	snprintf(from, sizeof from, "%s/tree1", MEMZ_FIXTURES);
@@ -205,12 +209,48 @@ static struct memz_sampler *open_watched_copy(char *tmp, char *to, size_t cap,
 		 "'%s/proc/%ld/ns' && ln -s 'pid:[4026531836]' '%s/proc/%ld/ns/pid'",
 		 (long)getpid(), to, to, (long)getpid(), to, (long)getpid());
 	CHECK_INT(system(cmd), 0);
-	snprintf(root, sizeof root, "%s/proc", to);
-	memz_settings_set(set, "ProcRoot", root, NULL, 0);
-	snprintf(root, sizeof root, "%s/sys", to);
-	memz_settings_set(set, "SysRoot", root, NULL, 0);
-	CHECK_INT(memz_sampler_new(&s, set, memz_allocator_libc()), 0);
+	return true;
+}
+
+/* A sampler of the copy at to with opts (name, value pairs, NULL-ended;
+ * NULL: none) set, and snap ready for it. NULL when it cannot be made (a
+ * failed check). */
+static struct memz_sampler *sampler_at(const char *to, const char *const *opts,
+				       struct memz_snapshot *snap)
+{
+	struct memz_settings set;
+	struct memz_sampler *s = NULL;
+
+	memz_settings_init(&set);
+	settings_under(&set, to);
+	for (; opts && *opts; opts += 2)
+		CHECK_INT(memz_settings_set(&set, opts[0], opts[1], NULL, 0), 0);
+	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
+	if (s)
+		memz_snapshot_init(snap);
 	return s;
+}
+
+/* watched_copy(), then sampler_at() of it. */
+static struct memz_sampler *watched_open(char *tmp, char *to, size_t cap,
+					 const char *const *opts,
+					 struct memz_snapshot *snap)
+{
+	if (!watched_copy(tmp, to, cap))
+		return NULL;
+	return sampler_at(to, opts, snap);
+}
+
+/* After a watched_open(): the snapshot, the sampler and the copy go. */
+static void watched_close(const char *tmp, struct memz_sampler **s,
+			  struct memz_snapshot *snap)
+{
+	char cmd[1100];
+
+	memz_snapshot_release(snap);
+	memz_sampler_free(s);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+	CHECK_INT(system(cmd), 0);
 }
 
 /* /proc is listed only when a pid was handed out (the last pid in loadavg
@@ -220,17 +260,14 @@ static struct memz_sampler *open_watched_copy(char *tmp, char *to, size_t cap,
 static void fixture_listing(void)
 {
 	char tmp[] = "/tmp/memz-listing.XXXXXX", to[1100], cmd[4096];
-	struct memz_settings set;
 	struct memz_sampler *s;
 	struct memz_snapshot snap;
 	size_t n1;
 	int cycle;
 
-	memz_settings_init(&set);
-	s = open_watched_copy(tmp, to, sizeof to, &set);
+	s = watched_open(tmp, to, sizeof to, NULL, &snap);
 	if (!s)
 		return;
-	memz_snapshot_init(&snap);
 
 	CHECK_INT(memz_sampler_run(s, 1.0, &snap), 0);
 	CHECK(snap.stats.listed);
@@ -265,10 +302,7 @@ static void fixture_listing(void)
 	CHECK(snap.stats.listed);
 	CHECK(find_pid(&snap, 701) != NULL);
 
-	memz_snapshot_release(&snap);
-	memz_sampler_free(&s);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-	CHECK_INT(system(cmd), 0);
+	watched_close(tmp, &s, &snap);
 }
 
 /* A process whose statm has not moved for 10 probes is probed every other
@@ -277,22 +311,16 @@ static void fixture_listing(void)
  * listing cycles probe everyone. */
 static void fixture_quiet_probes(void)
 {
-	char tmp[] = "/tmp/memz-quiet.XXXXXX", to[1100], cmd[4096];
-	struct memz_settings set;
+	char tmp[] = "/tmp/memz-quiet.XXXXXX", to[1100];
 	struct memz_sampler *s;
 	struct memz_snapshot snap;
 	const struct memz_proc *p;
 	unsigned reads_all = 0;
 	int cycle;
 
-	memz_settings_init(&set);
-	/* no exact reads but the first: files_read counts the probes */
-	memz_settings_set(&set, "PssRefreshCycles", "100000", NULL, 0);
-	memz_settings_set(&set, "PssMaxAge", "86400", NULL, 0);
-	s = open_watched_copy(tmp, to, sizeof to, &set);
+	s = watched_open(tmp, to, sizeof to, no_exact, &snap);
 	if (!s)
 		return;
-	memz_snapshot_init(&snap);
 	for (cycle = 1; cycle <= 12; cycle++) {
 		CHECK_INT(memz_sampler_run(s, cycle, &snap), 0);
 		if (cycle == 11) /* the tenth quiet probe: from now on it rests */
@@ -351,10 +379,7 @@ static void fixture_quiet_probes(void)
 	p = find_pid(&snap, 200);
 	CHECK(p && mz_pe(p)->statm_last.resident == 555);
 
-	memz_snapshot_release(&snap);
-	memz_sampler_free(&s);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-	CHECK_INT(system(cmd), 0);
+	watched_close(tmp, &s, &snap);
 }
 
 /* A copy of pid 200 as pid `pid` of thread group tgid. */
@@ -384,26 +409,19 @@ static void add_task(const char *to, int pid, int tgid)
  * processes go on resting. A new process and a new thread in the span are
  * told apart by Tgid, and an exit the span does not explain (the count
  * fell) has everyone probed, so a resting process that exited is swept on
- * that very cycle. Without kept fds (MaxOpenFiles 0) a removed directory
- * is an exit in a fixture tree. */
+ * that very cycle. */
 static void fixture_churn(void)
 {
 	char tmp[] = "/tmp/memz-churn.XXXXXX", to[1100], cmd[4096];
-	struct memz_settings set;
 	struct memz_sampler *s;
 	struct memz_snapshot snap;
 	const struct memz_proc *p;
 	size_t n1;
 	int cycle;
 
-	memz_settings_init(&set);
-	memz_settings_set(&set, "PssRefreshCycles", "100000", NULL, 0);
-	memz_settings_set(&set, "PssMaxAge", "86400", NULL, 0);
-	memz_settings_set(&set, "MaxOpenFiles", "0", NULL, 0);
-	s = open_watched_copy(tmp, to, sizeof to, &set);
+	s = watched_open(tmp, to, sizeof to, no_exact_no_fds, &snap);
 	if (!s)
 		return;
-	memz_snapshot_init(&snap);
 	for (cycle = 1; cycle <= 12; cycle++)
 		CHECK_INT(memz_sampler_run(s, cycle, &snap), 0);
 	n1 = snap.view.n_procs;
@@ -500,10 +518,7 @@ static void fixture_churn(void)
 	CHECK(find_pid(&snap, 755) != NULL);
 	CHECK_INT(snap.stats.vanished, 1);
 
-	memz_snapshot_release(&snap);
-	memz_sampler_free(&s);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-	CHECK_INT(system(cmd), 0);
+	watched_close(tmp, &s, &snap);
 }
 
 /* A kernel thread is probed once in 16 cycles, so its exit is counted in
@@ -513,20 +528,14 @@ static void fixture_churn(void)
 static void fixture_kthread_exit(void)
 {
 	char tmp[] = "/tmp/memz-kthread.XXXXXX", to[1100], cmd[4096];
-	struct memz_settings set;
 	struct memz_sampler *s;
 	struct memz_snapshot snap;
 	const struct memz_proc *p;
 	int cycle;
 
-	memz_settings_init(&set);
-	memz_settings_set(&set, "PssRefreshCycles", "100000", NULL, 0);
-	memz_settings_set(&set, "PssMaxAge", "86400", NULL, 0);
-	memz_settings_set(&set, "MaxOpenFiles", "0", NULL, 0);
-	s = open_watched_copy(tmp, to, sizeof to, &set);
+	s = watched_open(tmp, to, sizeof to, no_exact_no_fds, &snap);
 	if (!s)
 		return;
-	memz_snapshot_init(&snap);
 	for (cycle = 1; cycle <= 40; cycle++)
 		CHECK_INT(memz_sampler_run(s, cycle, &snap), 0);
 	CHECK(snap.stats.rested);
@@ -559,10 +568,7 @@ static void fixture_kthread_exit(void)
 	CHECK_INT(snap.stats.kernel_threads, 0);
 	CHECK(find_pid(&snap, 200) != NULL);
 
-	memz_snapshot_release(&snap);
-	memz_sampler_free(&s);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-	CHECK_INT(system(cmd), 0);
+	watched_close(tmp, &s, &snap);
 }
 
 /* In a container the task count in loadavg is the whole machine's: an
@@ -571,25 +577,19 @@ static void fixture_kthread_exit(void)
 static void fixture_container_exit(void)
 {
 	char tmp[] = "/tmp/memz-pidns.XXXXXX", to[1100], cmd[4096];
-	struct memz_settings set;
 	struct memz_sampler *s;
 	struct memz_snapshot snap;
 	const struct memz_proc *p;
 	int cycle;
 
-	memz_settings_init(&set);
-	memz_settings_set(&set, "PssRefreshCycles", "100000", NULL, 0);
-	memz_settings_set(&set, "PssMaxAge", "86400", NULL, 0);
-	memz_settings_set(&set, "MaxOpenFiles", "0", NULL, 0);
-	s = open_watched_copy(tmp, to, sizeof to, &set);
-	memz_sampler_free(&s);
+	if (!watched_copy(tmp, to, sizeof to))
+		return;
 	snprintf(cmd, sizeof cmd, "ln -sfn 'pid:[4026532199]' '%s/proc/%ld/ns/pid'",
 		 to, (long)getpid());
 	CHECK_INT(system(cmd), 0);
-	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
+	s = sampler_at(to, no_exact_no_fds, &snap);
 	if (!s)
 		return;
-	memz_snapshot_init(&snap);
 	for (cycle = 1; cycle <= 40; cycle++) {
 		CHECK_INT(memz_sampler_run(s, cycle, &snap), 0);
 		CHECK(!snap.stats.rested);
@@ -604,10 +604,7 @@ static void fixture_container_exit(void)
 	CHECK(!find_pid(&snap, 300));
 	CHECK_INT(snap.stats.vanished, 1);
 
-	memz_snapshot_release(&snap);
-	memz_sampler_free(&s);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-	CHECK_INT(system(cmd), 0);
+	watched_close(tmp, &s, &snap);
 }
 
 /* A pid handed out again (it is in the span) is checked by stat's start
@@ -616,17 +613,14 @@ static void fixture_container_exit(void)
 static void fixture_span_reuse(void)
 {
 	char tmp[] = "/tmp/memz-reuse.XXXXXX", to[1100], cmd[4096];
-	struct memz_settings set;
 	struct memz_sampler *s;
 	struct memz_snapshot snap;
 	const struct memz_proc *p;
 	int cycle;
 
-	memz_settings_init(&set);
-	s = open_watched_copy(tmp, to, sizeof to, &set);
+	s = watched_open(tmp, to, sizeof to, NULL, &snap);
 	if (!s)
 		return;
-	memz_snapshot_init(&snap);
 	add_task(to, 505, 505);
 	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/101 505\n");
 	for (cycle = 1; cycle <= 5; cycle++)
@@ -666,10 +660,7 @@ static void fixture_span_reuse(void)
 	CHECK(!snap.stats.listed);
 	p = find_pid(&snap, 2);
 	CHECK(p && !p->kernel_thread && p->start == 9002);
-	memz_snapshot_release(&snap);
-	memz_sampler_free(&s);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
-	CHECK_INT(system(cmd), 0);
+	watched_close(tmp, &s, &snap);
 }
 
 /* Above ExactMaxRss a process is never read by smaps_rollup, first read
@@ -956,10 +947,7 @@ static void fixture_oom(void)
 		 "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n");
 	put_file(to, "proc/300/cgroup", "4:memory:/\n0::/\n");
 	memz_settings_init(&set);
-	snprintf(text, sizeof text, "%s/proc", to);
-	memz_settings_set(&set, "ProcRoot", text, NULL, 0);
-	snprintf(text, sizeof text, "%s/sys", to);
-	memz_settings_set(&set, "SysRoot", text, NULL, 0);
+	settings_under(&set, to);
 	memz_settings_set(&set, "MaxOpenFiles", "0", NULL, 0);
 	memz_settings_set(&set, "GroupBy", "none", NULL, 0);
 	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
