@@ -17,6 +17,15 @@ bool memz_series_has(const struct memz_series *s, const void *obj)
 	return !s->has || s->has(obj);
 }
 
+const struct memz_series *memz_series_find(const struct memz_series_table *t,
+					   const char *name)
+{
+	for (size_t i = 0; i < t->n; i++)
+		if (!strcmp(t->s[i].name, name))
+			return &t->s[i];
+	return NULL;
+}
+
 double memz_series_value(const struct memz_series *s, const void *obj)
 {
 	return memz_finite(s->get(obj));

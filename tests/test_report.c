@@ -31,10 +31,10 @@ static void fake_init(struct fake *f, size_t n)
 static const struct memz_series *series(const struct memz_series_table *t,
 					const char *name)
 {
-	for (size_t i = 0; i < t->n; i++)
-		if (!strcmp(t->s[i].name, name))
-			return &t->s[i];
-	return NULL;
+	const struct memz_series *s = memz_series_find(t, name);
+
+	CHECK(s != NULL);
+	return s;
 }
 
 static void test_tables(void)
@@ -67,6 +67,9 @@ static void test_tables(void)
 
 	struct memz_psi_line pl = { 1.5, 2.5, 3.5, 77 };
 	CHECK_INT(memz_series_psi.n, 4);
+	CHECK(memz_series_find(&memz_series_psi, "avg1") == NULL);
+	CHECK(memz_series_find(&memz_series_psi, "avg10") ==
+	      &memz_series_psi.s[0]);
 	CHECK(memz_series_value(series(&memz_series_psi, "avg10"), &pl) == 1.5);
 	CHECK(memz_series_value(series(&memz_series_psi, "avg300"), &pl) == 3.5);
 	CHECK(memz_series_value(series(&memz_series_psi, "total"), &pl) == 77);

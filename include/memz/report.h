@@ -157,6 +157,9 @@ bool memz_series_none(const struct memz_series *s, const void *obj);
 double memz_series_value(const struct memz_series *s, const void *obj);
 /* Whether obj has s (see memz_series.has). */
 bool memz_series_has(const struct memz_series *s, const void *obj);
+/* t's series named name, or NULL. */
+const struct memz_series *memz_series_find(const struct memz_series_table *t,
+					   const char *name);
 /* A finite double: x, or 0. */
 double memz_finite(double x);
 

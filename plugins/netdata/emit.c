@@ -395,10 +395,9 @@ static void track_scopes(struct memz_nd_emitter *e, const struct memz_oom_view *
 
 static const struct memz_series *oom_series(const char *name)
 {
-	for (size_t i = 0; i < memz_series_oom.n; i++)
-		if (!strcmp(memz_series_oom.s[i].name, name))
-			return &memz_series_oom.s[i];
-	return &memz_series_oom.s[0];
+	const struct memz_series *s = memz_series_find(&memz_series_oom, name);
+
+	return s ? s : &memz_series_oom.s[0];
 }
 
 static bool scope_known(const struct memz_nd_emitter *e, const char *id)

@@ -17,15 +17,6 @@
 #define MIB 1048576.0
 #define PID_OPTIONS_MAX 200
 
-static const struct memz_series *series(const struct memz_series_table *t,
-					const char *name)
-{
-	for (size_t i = 0; i < t->n; i++)
-		if (!strcmp(t->s[i].name, name))
-			return &t->s[i];
-	return NULL;
-}
-
 /* A series' value as the JSON writes it: null where obj lacks it or it
  * has none (time to OOM while nothing grows). */
 static void series_cell(yajl_gen g, const struct memz_series *s,
@@ -51,6 +42,19 @@ static void since_cell(yajl_gen g, const struct memz_verdict *v, double t)
 		memz_json_double(g, round(t - v->since));
 	else
 		yajl_gen_null(g);
+}
+
+/* The cells of MEM_COLS, in its order. */
+static void mem_cells(yajl_gen g, uint64_t pss, uint64_t uss, uint64_t swap,
+		      const struct memz_verdict *v, double t)
+{
+	memz_json_double(g, (double)pss / MIB);
+	memz_json_double(g, (double)uss / MIB);
+	memz_json_double(g, (double)swap / MIB);
+	memz_json_double(g, v->rate_bps / 1024.0);
+	yajl_gen_bool(g, v->leak);
+	yajl_gen_integer(g, v->confidence);
+	since_cell(g, v, t);
 }
 
 /* memz-top's view select, so 2.x's UI offers both tables. */
@@ -82,27 +86,37 @@ static void view_param(yajl_gen g, bool processes)
 	yajl_gen_array_close(g);
 }
 
+/* The columns both memz-top views have, in this order: PSS to Since (of a
+ * group or a process: who), and LeakParts. */
+#define MEM_COLS(who, since_shown)                                          \
+	{ "PSS", "Proportional set size", "bar-with-integer", "bar", "number", \
+	  "MiB", 1, "descending", "sum", "range", true, false, false },      \
+	{ "USS", "Unique set size (freed if the " who " exited)",             \
+	  "bar-with-integer", "bar", "number", "MiB", 1, "descending", "sum", \
+	  "range", true, false, false },                                     \
+	{ "Swap", "Swap used", "bar-with-integer", "bar", "number", "MiB", 1, \
+	  "descending", "sum", "range", true, false, false },                \
+	{ "Growth", "PSS growth rate", "integer", "value", "number", "KiB/s", \
+	  1, "descending", "sum", "range", true, false, false },             \
+	{ "Leak", "Leak suspect", "boolean", "value", "none", "", 0,          \
+	  "descending", "count", "facet", true, false, false },              \
+	{ "Confidence", "Leak verdict confidence", "integer", "value",        \
+	  "number", "%", 0, "descending", "max", "range", true, false,       \
+	  false },                                                           \
+	{ "Since", "Growing for", "duration", "value", "duration", "s", 0,    \
+	  "descending", "max", "range", since_shown, false, false }
+#define LEAKPARTS_COL                                                        \
+	{ "LeakParts", "What the leak is made of (smaps categories that grew)", \
+	  "string", "value", "none", "", 0, "ascending", "count", "none",     \
+	  true, false, false }
+
 enum { T_GROUP, T_PSS, T_USS, T_SWAP, T_GROWTH, T_LEAK, T_CONF, T_SINCE,
        T_PROCS, T_CGNAME, T_CGUSAGE, T_CGLIMIT, T_TTO, T_PARTS, T_N };
 
 static const struct memz_nd_col top_cols[T_N + 1] = {
 	{ "Group", "Process group", "string", "value", "none", "", 0,
 	  "ascending", "count", "multiselect", true, true, true },
-	{ "PSS", "Proportional set size", "bar-with-integer", "bar", "number",
-	  "MiB", 1, "descending", "sum", "range", true, false, false },
-	{ "USS", "Unique set size (freed if the group exited)",
-	  "bar-with-integer", "bar", "number", "MiB", 1, "descending", "sum",
-	  "range", true, false, false },
-	{ "Swap", "Swap used", "bar-with-integer", "bar", "number", "MiB", 1,
-	  "descending", "sum", "range", true, false, false },
-	{ "Growth", "PSS growth rate", "integer", "value", "number", "KiB/s", 1,
-	  "descending", "sum", "range", true, false, false },
-	{ "Leak", "Leak suspect", "boolean", "value", "none", "", 0,
-	  "descending", "count", "facet", true, false, false },
-	{ "Confidence", "Leak verdict confidence", "integer", "value", "number",
-	  "%", 0, "descending", "max", "range", true, false, false },
-	{ "Since", "Growing for", "duration", "value", "duration", "s", 0,
-	  "descending", "max", "range", true, false, false },
+	MEM_COLS("group", true),
 	{ "Processes", "Processes in the group", "integer", "value", "number",
 	  "", 0, "descending", "sum", "range", true, false, false },
 	/* shown under GroupBy cgroup only: no other group has a cgroup */
@@ -118,9 +132,7 @@ static const struct memz_nd_col top_cols[T_N + 1] = {
 	{ "TimeToOOM", "Time until the cgroup's memory runs out at the leaks' rate",
 	  "duration", "value", "duration", "s", 0, "ascending", "min", "range",
 	  false, false, false },
-	{ "LeakParts", "What the leak is made of (smaps categories that grew)",
-	  "string", "value", "none", "", 0, "ascending", "count", "none",
-	  true, false, false },
+	LEAKPARTS_COL,
 	MEMZ_ND_ROWOPT,
 };
 
@@ -128,10 +140,11 @@ static void top_groups(yajl_gen g, const struct memz_nd_fctx *ctx, bool info)
 {
 	const struct memz_snapshot *s = ctx->snap;
 	const struct memz_series *usage =
-		series(&memz_series_group, "cgroup_usage");
+		memz_series_find(&memz_series_group, "cgroup_usage");
 	const struct memz_series *limit =
-		series(&memz_series_group, "cgroup_limit");
-	const struct memz_series *tto = series(&memz_series_oom, "time_to_oom");
+		memz_series_find(&memz_series_group, "cgroup_limit");
+	const struct memz_series *tto =
+		memz_series_find(&memz_series_oom, "time_to_oom");
 	const struct memz_proc *found[MEMZ_LEAKPARTS_KEPT];
 	struct memz_nd_col cols[T_N + 1];
 	double max[T_N + 1];
@@ -167,13 +180,7 @@ static void top_groups(yajl_gen g, const struct memz_nd_fctx *ctx, bool info)
 
 		yajl_gen_array_open(g);
 		str_cell(g, gr->name ? gr->name : "");
-		memz_json_double(g, (double)gr->pss / MIB);
-		memz_json_double(g, (double)gr->uss / MIB);
-		memz_json_double(g, (double)gr->swap / MIB);
-		memz_json_double(g, v->rate_bps / 1024.0);
-		yajl_gen_bool(g, v->leak);
-		yajl_gen_integer(g, v->confidence);
-		since_cell(g, v, s->t);
+		mem_cells(g, gr->pss, gr->uss, gr->swap, v, s->t);
 		yajl_gen_integer(g, gr->members);
 		str_cell(g, gr->cgroup ? gr->cgroup->n.name : NULL);
 		series_cell(g, usage, gr, MIB);
@@ -200,21 +207,7 @@ static const struct memz_nd_col proc_cols[P_N + 1] = {
 	  "ascending", "count", "multiselect", true, false, true },
 	{ "Group", "Process group", "string", "value", "none", "", 0,
 	  "ascending", "uniqueCount", "multiselect", true, false, false },
-	{ "PSS", "Proportional set size", "bar-with-integer", "bar", "number",
-	  "MiB", 1, "descending", "sum", "range", true, false, false },
-	{ "USS", "Unique set size (freed if the process exited)",
-	  "bar-with-integer", "bar", "number", "MiB", 1, "descending", "sum",
-	  "range", true, false, false },
-	{ "Swap", "Swap used", "bar-with-integer", "bar", "number", "MiB", 1,
-	  "descending", "sum", "range", true, false, false },
-	{ "Growth", "PSS growth rate", "integer", "value", "number", "KiB/s", 1,
-	  "descending", "sum", "range", true, false, false },
-	{ "Leak", "Leak suspect", "boolean", "value", "none", "", 0,
-	  "descending", "count", "facet", true, false, false },
-	{ "Confidence", "Leak verdict confidence", "integer", "value", "number",
-	  "%", 0, "descending", "max", "range", true, false, false },
-	{ "Since", "Growing for", "duration", "value", "duration", "s", 0,
-	  "descending", "max", "range", false, false, false },
+	MEM_COLS("process", false),
 	{ "Estimated", "PSS and USS estimated from status and a pagemap walk (resident above ExactMaxRss), not read by smaps_rollup",
 	  "boolean", "value", "none", "", 0, "descending", "count", "facet",
 	  true, false, false },
@@ -225,9 +218,7 @@ static const struct memz_nd_col proc_cols[P_N + 1] = {
 	{ "TimeToOOM", "Time until its memory cgroup runs out at the leaks' rate",
 	  "duration", "value", "duration", "s", 0, "ascending", "min", "range",
 	  false, false, false },
-	{ "LeakParts", "What the leak is made of (smaps categories that grew)",
-	  "string", "value", "none", "", 0, "ascending", "count", "none",
-	  true, false, false },
+	LEAKPARTS_COL,
 	MEMZ_ND_ROWOPT,
 };
 
@@ -277,7 +268,8 @@ static int top_procs(yajl_gen g, const struct memz_nd_fctx *ctx,
 	const struct memz_snapshot *s = ctx->snap;
 	const struct memz_proc *found[MEMZ_LEAKPARTS_KEPT];
 	const struct memz_proc **v = NULL;
-	const struct memz_series *tto = series(&memz_series_oom, "time_to_oom");
+	const struct memz_series *tto =
+		memz_series_find(&memz_series_oom, "time_to_oom");
 	struct memz_nd_col cols[P_N + 1];
 	double max[P_N + 1];
 	size_t n = 0;
@@ -318,13 +310,8 @@ static int top_procs(yajl_gen g, const struct memz_nd_fctx *ctx,
 		yajl_gen_integer(g, p->pid);
 		str_cell(g, p->name ? p->name : "");
 		str_cell(g, p->group ? p->group->name : NULL);
-		memz_json_double(g, (double)p->mem.pss / MIB);
-		memz_json_double(g, (double)memz_rollup_uss(&p->mem) / MIB);
-		memz_json_double(g, (double)p->mem.swap / MIB);
-		memz_json_double(g, vd->rate_bps / 1024.0);
-		yajl_gen_bool(g, vd->leak);
-		yajl_gen_integer(g, vd->confidence);
-		since_cell(g, vd, s->t);
+		mem_cells(g, p->mem.pss, memz_rollup_uss(&p->mem), p->mem.swap, vd,
+			  s->t);
 		yajl_gen_bool(g, p->estimated);
 		if (p->estimated)
 			memz_json_double(g, (double)p->pss_error / MIB);
@@ -637,14 +624,14 @@ static void oom_scope_row(yajl_gen g, const struct memz_oom_scope *sc)
 	str_cell(g, sc->id);
 	str_cell(g, "forecast");
 	str_cell(g, sc->path[0] ? sc->path : "machine");
-	series_cell(g, series(t, "time_to_oom"), sc, 1);
-	series_cell(g, series(t, "available"), sc, MIB);
-	series_cell(g, series(t, "limit"), sc, MIB);
-	series_cell(g, series(t, "oom_growth"), sc, 1024);
-	series_cell(g, series(t, "oom_confidence"), sc, 1);
+	series_cell(g, memz_series_find(t, "time_to_oom"), sc, 1);
+	series_cell(g, memz_series_find(t, "available"), sc, MIB);
+	series_cell(g, memz_series_find(t, "limit"), sc, MIB);
+	series_cell(g, memz_series_find(t, "oom_growth"), sc, 1024);
+	series_cell(g, memz_series_find(t, "oom_confidence"), sc, 1);
 	str_cell(g, sc->n_drivers ? drivers : NULL);
 	if (sc->has_kills)
-		series_cell(g, series(t, "oom_kills"), sc, 1);
+		series_cell(g, memz_series_find(t, "oom_kills"), sc, 1);
 	else
 		yajl_gen_null(g);
 	nulls(g, O_N - O_AGO);
