@@ -191,29 +191,30 @@ static void fmt_duration(double s, char *buf, size_t len)
 		snprintf(buf, len, "%.0f d", s / 86400);
 }
 
-static void oom_scope(const char *path, bool machine, char *pi, size_t pilen,
-		      const char *id, char *label, size_t llen)
+/* out, emptied, for the scope at path (id: its instance), the machine's
+ * when path is "": whether it is the machine's. */
+static bool oom_notif(struct cdm_oom_notif *out, enum cdm_severity severity,
+		      const char *type_instance, const char *path,
+		      const char *id)
 {
-	if (machine) {
-		pi[0] = '\0';
-		snprintf(label, llen, "machine");
-		return;
+	memset(out, 0, sizeof *out);
+	out->severity = severity;
+	out->type_instance = type_instance;
+	if (!path[0]) {
+		snprintf(out->scope, sizeof out->scope, "machine");
+		return true;
 	}
-	snprintf(pi, pilen, "%s", id);
-	memz_sanitize_label(path, strlen(path), label, llen);
+	snprintf(out->plugin_instance, sizeof out->plugin_instance, "%s", id);
+	memz_sanitize_label(path, strlen(path), out->scope, sizeof out->scope);
+	return false;
 }
 
 void cdm_oom_forecast(const struct memz_oom_scope *sc, struct cdm_oom_notif *out)
 {
 	char when[32], avail[32], rate[32], where[CDM_MESSAGE_MAX / 2 + 16];
-	bool machine = !sc->path[0];
+	bool machine = oom_notif(out, sc->warn ? CDM_WARNING : CDM_OKAY,
+				 "time_to_oom", sc->path, sc->id);
 
-	memset(out, 0, sizeof *out);
-	out->severity = sc->warn ? CDM_WARNING : CDM_OKAY;
-	out->type_instance = "time_to_oom";
-	oom_scope(sc->path, machine, out->plugin_instance,
-		  sizeof out->plugin_instance, sc->id, out->scope,
-		  sizeof out->scope);
 	out->seconds = sc->seconds;
 	out->rate_bps = sc->growth_bps;
 	out->available = (double)sc->available;
@@ -252,14 +253,9 @@ void cdm_oom_forecast(const struct memz_oom_scope *sc, struct cdm_oom_notif *out
 void cdm_oom_kill(const struct memz_oom_kill *k, struct cdm_oom_notif *out)
 {
 	char where[CDM_MESSAGE_MAX / 2 + 16], pss[32], leak[48];
-	bool machine = !k->scope[0];
+	bool machine = oom_notif(out, CDM_FAILURE, "oom_kills", k->scope,
+				 k->scope_id);
 
-	memset(out, 0, sizeof *out);
-	out->severity = CDM_FAILURE;
-	out->type_instance = "oom_kills";
-	oom_scope(k->scope, machine, out->plugin_instance,
-		  sizeof out->plugin_instance, k->scope_id, out->scope,
-		  sizeof out->scope);
 	out->known = k->known;
 	out->confidence = k->sure;
 	if (machine)

@@ -325,6 +325,20 @@ static void instance_values(struct memz_nd_emitter *e,
 	}
 }
 
+/* A scope's chart memz.<chart>_<id> in context memz.<chart>, its title
+ * naming the scope by its label. */
+static void scope_chart(struct memz_nd_emitter *e, const char *chart,
+			const char *id, const char *title, const char *label,
+			const char *units, int priority, const char *options)
+{
+	fprintf(e->out,
+		"CHART memz.%s_%s '' \"%s (%s)\" \"%s\" \"oom\" \"memz.%s\" "
+		"line %d %d '%s' %s %s\n",
+		chart, id, title, label, units, chart, priority,
+		e->update_every, options, MEMZ_ND_PLUGIN, MEMZ_ND_MODULE);
+	fprintf(e->out, "CLABEL scope \"%s\" 1\nCLABEL_COMMIT\n", label);
+}
+
 /* One chart per scope and figure, as apps.plugin charts one per group:
  * a health template on the context raises one alarm per scope, and the
  * scope label says which. */
@@ -336,26 +350,17 @@ static void declare_scope(struct memz_nd_emitter *e, const char *id,
 	FILE *f = e->out;
 
 	memz_sanitize_label(what, strlen(what), label, sizeof label);
-	fprintf(f,
-		"CHART memz.time_to_oom_%s '' \"Time until memory runs out at "
-		"the leaks' rate (%s)\" \"seconds\" \"oom\" "
-		"\"memz.time_to_oom\" line %d %d '%s' %s %s\n",
-		id, label, MEMZ_ND_PRIORITY + 40, e->update_every, options,
-		MEMZ_ND_PLUGIN, MEMZ_ND_MODULE);
-	fprintf(f, "CLABEL scope \"%s\" 1\nCLABEL_COMMIT\n", label);
+	scope_chart(e, "time_to_oom", id,
+		    "Time until memory runs out at the leaks' rate", label,
+		    "seconds", MEMZ_ND_PRIORITY + 40, options);
 	fprintf(f, "DIMENSION time_to_oom \"time to OOM\" absolute 1 1 \"\"\n");
 	/* OomWarn exists once, in memz's settings: the shipped alarm reads
 	 * it from here */
 	if (!*options)
 		fprintf(f, "VARIABLE CHART oom_warn = %.*f\n",
 			warn_s == floor(warn_s) ? 0 : 3, warn_s);
-	fprintf(f,
-		"CHART memz.oom_kills_%s '' \"Processes the OOM killer killed "
-		"(%s)\" \"kills/s\" \"oom\" \"memz.oom_kills\" line %d %d "
-		"'%s' %s %s\n",
-		id, label, MEMZ_ND_PRIORITY + 41, e->update_every, options,
-		MEMZ_ND_PLUGIN, MEMZ_ND_MODULE);
-	fprintf(f, "CLABEL scope \"%s\" 1\nCLABEL_COMMIT\n", label);
+	scope_chart(e, "oom_kills", id, "Processes the OOM killer killed",
+		    label, "kills/s", MEMZ_ND_PRIORITY + 41, options);
 	fprintf(f, "DIMENSION kills \"kills\" incremental 1 1 \"\"\n");
 }
 
