@@ -382,6 +382,15 @@ static void fixture_quiet_probes(void)
 	watched_close(tmp, &s, &snap);
 }
 
+/* pid's directory in the copy at to goes: its exit, without kept fds. */
+static void remove_pid(const char *to, int pid)
+{
+	char cmd[1200];
+
+	snprintf(cmd, sizeof cmd, "rm -rf '%s/proc/%d'", to, pid);
+	CHECK_INT(system(cmd), 0);
+}
+
 /* A copy of pid 200 as pid `pid` of thread group tgid. */
 static void add_task(const char *to, int pid, int tgid)
 {
@@ -412,7 +421,7 @@ static void add_task(const char *to, int pid, int tgid)
  * that very cycle. */
 static void fixture_churn(void)
 {
-	char tmp[] = "/tmp/memz-churn.XXXXXX", to[1100], cmd[4096];
+	char tmp[] = "/tmp/memz-churn.XXXXXX", to[1100];
 	struct memz_sampler *s;
 	struct memz_snapshot snap;
 	const struct memz_proc *p;
@@ -459,8 +468,7 @@ static void fixture_churn(void)
 	CHECK_INT(snap.stats.new_procs, 0);
 	CHECK_INT(snap.view.n_procs, n1 + 1);
 	/* the thread ends (a real listing would not show it) */
-	snprintf(cmd, sizeof cmd, "rm -rf '%s/proc/525'", to);
-	CHECK_INT(system(cmd), 0);
+	remove_pid(to, 525);
 	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/101 530\n");
 
 	/* pid 300 exits on a cycle it would rest on (300 + 17 is odd), amid
@@ -469,8 +477,7 @@ static void fixture_churn(void)
 	CHECK(snap.stats.listed);
 	p = find_pid(&snap, 300);
 	CHECK(p && mz_pe(p)->quiet_probes >= 10);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s/proc/300'", to);
-	CHECK_INT(system(cmd), 0);
+	remove_pid(to, 300);
 	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/100 540\n");
 	CHECK_INT(memz_sampler_run(s, 17, &snap), 0);
 	CHECK(!snap.stats.listed);
@@ -487,8 +494,7 @@ static void fixture_churn(void)
 	 * span finds one task, and the one that exited is young, probed
 	 * every cycle, and so found gone before the quiet ones' turn */
 	add_task(to, 545, 545);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s/proc/515'", to);
-	CHECK_INT(system(cmd), 0);
+	remove_pid(to, 515);
 	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/100 550\n");
 	CHECK_INT(memz_sampler_run(s, 19, &snap), 0);
 	CHECK(!snap.stats.listed);
@@ -508,8 +514,7 @@ static void fixture_churn(void)
 	p = find_pid(&snap, 200);
 	CHECK(p && mz_pe(p)->quiet_probes >= 10);
 	add_task(to, 755, 755);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s/proc/200'", to);
-	CHECK_INT(system(cmd), 0);
+	remove_pid(to, 200);
 	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/100 760\n");
 	CHECK_INT(memz_sampler_run(s, 21, &snap), 0);
 	CHECK(!snap.stats.listed);
@@ -527,7 +532,7 @@ static void fixture_churn(void)
  * the dead kernel thread is due (pid 2: cycles 30, 46) is swept at once. */
 static void fixture_kthread_exit(void)
 {
-	char tmp[] = "/tmp/memz-kthread.XXXXXX", to[1100], cmd[4096];
+	char tmp[] = "/tmp/memz-kthread.XXXXXX", to[1100];
 	struct memz_sampler *s;
 	struct memz_snapshot snap;
 	const struct memz_proc *p;
@@ -542,8 +547,7 @@ static void fixture_kthread_exit(void)
 	CHECK_INT(snap.stats.kernel_threads, 1);
 
 	/* kthreadd exits on a cycle it is not probed: no one rests */
-	snprintf(cmd, sizeof cmd, "rm -rf '%s/proc/2'", to);
-	CHECK_INT(system(cmd), 0);
+	remove_pid(to, 2);
 	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/99 500\n");
 	CHECK_INT(memz_sampler_run(s, 41, &snap), 0);
 	CHECK(!snap.stats.listed);
@@ -558,8 +562,7 @@ static void fixture_kthread_exit(void)
 	 * 4), the cycle kthreadd is due and found gone */
 	p = find_pid(&snap, 300);
 	CHECK(p && mz_pe(p)->quiet_probes >= 20);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s/proc/300'", to);
-	CHECK_INT(system(cmd), 0);
+	remove_pid(to, 300);
 	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/98 500\n");
 	CHECK_INT(memz_sampler_run(s, 46, &snap), 0);
 	CHECK(!snap.stats.listed);
@@ -612,7 +615,7 @@ static void fixture_container_exit(void)
  * entry, with none of the old one's history. */
 static void fixture_span_reuse(void)
 {
-	char tmp[] = "/tmp/memz-reuse.XXXXXX", to[1100], cmd[4096];
+	char tmp[] = "/tmp/memz-reuse.XXXXXX", to[1100];
 	struct memz_sampler *s;
 	struct memz_snapshot snap;
 	const struct memz_proc *p;
@@ -632,8 +635,7 @@ static void fixture_span_reuse(void)
 	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/101 400\n");
 	CHECK_INT(memz_sampler_run(s, 6, &snap), 0);
 	CHECK(snap.stats.listed);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s/proc/505'", to);
-	CHECK_INT(system(cmd), 0);
+	remove_pid(to, 505);
 	add_task(to, 505, 505);
 	put_file(to, "proc/505/stat",
 		 "505 (bash) S 1 505 505 0 -1 4194560 100 0 0 0 6 14 0 0 20 0 1 "
@@ -652,8 +654,7 @@ static void fixture_span_reuse(void)
 	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/101 1\n");
 	CHECK_INT(memz_sampler_run(s, 8, &snap), 0);
 	CHECK(snap.stats.listed);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s/proc/2'", to);
-	CHECK_INT(system(cmd), 0);
+	remove_pid(to, 2);
 	add_task(to, 2, 2);
 	put_file(to, "proc/loadavg", "0.00 0.00 0.00 1/101 3\n");
 	CHECK_INT(memz_sampler_run(s, 9, &snap), 0);
