@@ -57,6 +57,29 @@ static void mem_cells(yajl_gen g, uint64_t pss, uint64_t uss, uint64_t swap,
 	since_cell(g, v, t);
 }
 
+/* A function's one required parameter, a select: its options follow,
+ * one map each, then select_close(). */
+static void select_open(yajl_gen g, const char *id, const char *name,
+			const char *help)
+{
+	memz_json_str(g, "required_params");
+	yajl_gen_array_open(g);
+	yajl_gen_map_open(g);
+	memz_json_kv_str(g, "id", id);
+	memz_json_kv_str(g, "name", name);
+	memz_json_kv_str(g, "help", help);
+	memz_json_kv_str(g, "type", "select");
+	memz_json_str(g, "options");
+	yajl_gen_array_open(g);
+}
+
+static void select_close(yajl_gen g)
+{
+	yajl_gen_array_close(g);
+	yajl_gen_map_close(g);
+	yajl_gen_array_close(g);
+}
+
 /* memz-top's view select, so 2.x's UI offers both tables. */
 static void view_param(yajl_gen g, bool processes)
 {
@@ -64,15 +87,7 @@ static void view_param(yajl_gen g, bool processes)
 	static const char *const names[] = { "Process groups",
 		"Processes (the largest by PSS)" };
 
-	memz_json_str(g, "required_params");
-	yajl_gen_array_open(g);
-	yajl_gen_map_open(g);
-	memz_json_kv_str(g, "id", "view");
-	memz_json_kv_str(g, "name", "View");
-	memz_json_kv_str(g, "help", "Process groups, or single processes");
-	memz_json_kv_str(g, "type", "select");
-	memz_json_str(g, "options");
-	yajl_gen_array_open(g);
+	select_open(g, "view", "View", "Process groups, or single processes");
 	for (int i = 0; i < 2; i++) {
 		yajl_gen_map_open(g);
 		memz_json_kv_str(g, "id", ids[i]);
@@ -81,9 +96,7 @@ static void view_param(yajl_gen g, bool processes)
 			memz_json_kv_bool(g, "defaultSelected", true);
 		yajl_gen_map_close(g);
 	}
-	yajl_gen_array_close(g);
-	yajl_gen_map_close(g);
-	yajl_gen_array_close(g);
+	select_close(g);
 }
 
 /* The columns both memz-top views have, in this order: PSS to Since (of a
@@ -364,15 +377,8 @@ static void required_pid(yajl_gen g, const struct memz_proc **v, size_t n)
 {
 	char id[16], name[160], label[96];
 
-	memz_json_str(g, "required_params");
-	yajl_gen_array_open(g);
-	yajl_gen_map_open(g);
-	memz_json_kv_str(g, "id", "pid");
-	memz_json_kv_str(g, "name", "Process");
-	memz_json_kv_str(g, "help", "The process to inspect (published groups' processes, largest PSS first)");
-	memz_json_kv_str(g, "type", "select");
-	memz_json_str(g, "options");
-	yajl_gen_array_open(g);
+	select_open(g, "pid", "Process",
+		    "The process to inspect (published groups' processes, largest PSS first)");
 	for (size_t i = 0; i < n; i++) {
 		const struct memz_proc *p = v[i];
 		const char *pn = p->name ? p->name : "";
@@ -386,9 +392,7 @@ static void required_pid(yajl_gen g, const struct memz_proc **v, size_t n)
 		memz_json_kv_str(g, "name", name);
 		yajl_gen_map_close(g);
 	}
-	yajl_gen_array_close(g);
-	yajl_gen_map_close(g);
-	yajl_gen_array_close(g);
+	select_close(g);
 }
 
 static void cat_row(yajl_gen g, const char *kind, const struct memz_catsum *c,
