@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "memz/cgname.h"
 #include "memz/cgroup.h"
 #include "memz/json.h"
 #include "memz/pace.h"

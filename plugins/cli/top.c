@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "memz/cgname.h"
 #include "memz/cgroup.h"
 #include "memz/report.h"
 #include "memz/sampler.h"
