@@ -122,12 +122,60 @@
 #define RATE_FLOOR 0.5
 #define WANDER_SHORT 2.0
 #define WANDER_LONG 3.0
+#define TIGHTEN_BUCKETS 8
 /* re-anchor short-ring times before float offsets lose milliseconds */
 #define T_REANCHOR 4096.0
+
+#define NONE MEMZ_DET_Q_NONE
+
+static inline double val(const struct memz_detector *d, int16_t q)
+{
+	return (double)q * d->unit;
+}
+
+/* A ring value, relative to base. */
+static inline double rval(const struct memz_detector *d, int16_t q)
+{
+	return d->roff + (double)q * d->runit;
+}
+
+/* A bucket's anon, relative to abase. */
+static inline double aval(const struct memz_detector *d, int16_t q)
+{
+	return q == NONE ? NAN : (double)q * d->aunit;
+}
+
+/* A ring anon, relative to abase. */
+static inline double raval(const struct memz_detector *d, int16_t q)
+{
+	return q == NONE ? NAN : d->raoff + (double)q * d->raunit;
+}
+
+/* Bucket number n's slot; n may be negative (so may times). */
+static inline unsigned slot(int64_t n)
+{
+	return (unsigned)((uint64_t)n % MEMZ_DET_BUCKETS);
+}
+
+static void clear_buckets(struct memz_detector *d)
+{
+	for (unsigned j = 0; j < MEMZ_DET_BUCKETS; j++)
+		d->bmin[j] = d->bmax[j] = d->bamin[j] = NONE;
+	d->has_cur = false;
+}
 
 void memz_detector_init(struct memz_detector *d)
 {
 	memset(d, 0, sizeof *d);
+	d->unit = d->runit = d->aunit = d->raunit = (float)MEMZ_DET_UNIT_MIN;
+	clear_buckets(d);
+}
+
+double memz_detector_ring_pss(const struct memz_detector *d, unsigned i)
+{
+	unsigned start = d->rcount == MEMZ_DET_RING ? d->rhead : 0;
+
+	return d->base + rval(d, d->rv[(start + i) % MEMZ_DET_RING]);
 }
 
 double memz_detector_bucket_width(const struct memz_settings *s)
@@ -186,18 +234,19 @@ static int confidence(bool leak, double rate, double min_rate, double r2,
 /* Highest closed bucket that ended at or before absolute time t. */
 static bool prior_peak(const struct memz_detector *d, double t, double *peak)
 {
+	int16_t best = 0;
 	bool any = false;
 
-	for (unsigned k = 0; k < d->bcount; k++) {
-		unsigned j = (d->bhead + k) % MEMZ_DET_BUCKETS;
-		double end = (double)(d->idx0 + d->bidx[j] + 1) * d->bucket_w;
+	for (int64_t n = d->cur_idx - MEMZ_DET_BUCKETS; n < d->cur_idx; n++) {
+		unsigned j = slot(n);
 
-		if (end > t)
+		if (d->bmax[j] == NONE || (double)(n + 1) * d->bucket_w > t)
 			continue;
-		if (!any || d->bmax[j] > *peak)
-			*peak = d->bmax[j];
+		if (!any || d->bmax[j] > best)
+			best = d->bmax[j];
 		any = true;
 	}
+	*peak = val(d, best);
 	return any;
 }
 
@@ -215,9 +264,7 @@ static bool flat_ring(struct memz_detector *d, unsigned start)
 
 	if (d->rt[start] == d->rt[last])
 		return false;
-	/* ring slots 0..m-1 are the live ones, full or not; equal bytes are
-	 * equal values (no value is NaN: bytes and base are finite), and a
-	 * +0 next to a -0 merely takes the long way */
+	/* ring slots 0..m-1 are the live ones, full or not */
 	if (memcmp(&d->rv[0], &d->rv[1], (m - 1) * sizeof d->rv[0]))
 		return false;
 	d->short_leak = false;
@@ -235,17 +282,21 @@ static bool flat_ring(struct memz_detector *d, unsigned start)
  */
 static float bucket_wander(const struct memz_detector *d)
 {
-	float hi = 0, dd = 0;
+	int32_t hi = 0, dd = 0;
+	bool first = true;
 
-	for (unsigned k = 0; k < d->bcount; k++) {
-		unsigned j = (d->bhead + k) % MEMZ_DET_BUCKETS;
+	for (int64_t n = d->cur_idx - MEMZ_DET_BUCKETS; n < d->cur_idx; n++) {
+		unsigned j = slot(n);
 
-		if (k && hi - d->bmin[j] > dd)
+		if (d->bmax[j] == NONE)
+			continue;
+		if (!first && hi - d->bmin[j] > dd)
 			dd = hi - d->bmin[j];
-		if (!k || d->bmax[j] > hi)
+		if (first || d->bmax[j] > hi)
 			hi = d->bmax[j];
+		first = false;
 	}
-	return dd;
+	return (float)((double)dd * d->unit);
 }
 /*
  * The quarter rules of short_window for the window j..m-1, from the suffix
@@ -331,15 +382,17 @@ static double median_rise(const double *y, unsigned m)
 
 /*
  * One window of the short horizon, x[0..m) (times relative to t0), y
- * (PSS), a (anon), with its sums: does it start a verdict (held: keep
- * one)? pre: how many ring samples precede the window (x[-pre..0)); a
+ * (PSS), with its sums; its anon is the ring's from slot `first` on
+ * (converted only here: few windows get this far). Does it start a
+ * verdict (held: keep one)? pre: how many ring samples precede the
+ * window (x[-pre..0)); a
  * window that starts
  * later than the ring must begin where the series changed course, and the
  * history before it must say where the series stood (the prior peak).
  */
 static bool short_window(const struct memz_detector *d,
 			 const struct memz_settings *s, const struct memz_sums *sum,
-			 const double *x, const double *y, const double *a,
+			 const double *x, const double *y, unsigned first,
 			 unsigned m, unsigned pre, double wander, bool held,
 			 struct memz_fit *f)
 {
@@ -377,13 +430,11 @@ static bool short_window(const struct memz_detector *d,
 		unsigned q = i * 4 / m;
 		qx[q] += x[i];
 		qy[q] += y[i];
-		qa[q] += a[i];
 		qn[q]++;
 	}
 	for (unsigned q = 0; q < 4; q++) {
 		qx[q] /= qn[q];
 		qy[q] /= qn[q];
-		qa[q] /= qn[q];
 	}
 	if (held)
 		return f->slope >= 0.5 * s->leak_min_rate &&
@@ -418,7 +469,12 @@ static bool short_window(const struct memz_detector *d,
 	if (top[0] + top[1] + top[2] > SPREAD_TOP3 * rising &&
 	    median_rise(y, m) < SPREAD_MEDIAN * growth / (m - 1))
 		return false;
-	return owned(qa[0], qa[3], qy[3] - qy[0]);
+	for (unsigned i = 0; i < m; i++) {
+		unsigned q = i * 4 / m;
+		if (q == 0 || q == 3)
+			qa[q] += raval(d, d->ra[(first + i) % MEMZ_DET_RING]);
+	}
+	return owned(qa[0] / qn[0], qa[3] / qn[3], qy[3] - qy[0]);
 }
 
 /*
@@ -431,7 +487,7 @@ static bool short_window(const struct memz_detector *d,
 static void assess_short(struct memz_detector *d, const struct memz_settings *s,
 			 struct memz_verdict *v)
 {
-	double x[MEMZ_DET_RING], y[MEMZ_DET_RING], a[MEMZ_DET_RING];
+	double x[MEMZ_DET_RING], y[MEMZ_DET_RING];
 	struct memz_sums sfx[MEMZ_DET_RING + 1];
 	unsigned m = d->rcount, start, need, upto = 1;
 	double slope, r2, hi, fall = 0;
@@ -450,8 +506,7 @@ static void assess_short(struct memz_detector *d, const struct memz_settings *s,
 	for (unsigned i = 0; i < m; i++) {
 		unsigned k = (start + i) % MEMZ_DET_RING;
 		x[i] = d->rt[k];
-		y[i] = d->rv[k];
-		a[i] = d->ra[k];
+		y[i] = rval(d, d->rv[k]);
 	}
 	memz_sums_suffixes(x, y, m, sfx);
 	if (!memz_sums_slope(&sfx[0], m, &slope, &r2))
@@ -483,7 +538,8 @@ static void assess_short(struct memz_detector *d, const struct memz_settings *s,
 			else if (hi - y[upto] > fall)
 				fall = hi - y[upto];
 		}
-		if (!short_window(d, s, &sfx[j], x + j, y + j, a + j, n, j,
+		if (!short_window(d, s, &sfx[j], x + j, y + j,
+				  (start + j) % MEMZ_DET_RING, n, j,
 				  fall > d->bwander ? fall : d->bwander, held,
 				  &f))
 			continue;
@@ -509,27 +565,29 @@ static double ring_noise(const struct memz_detector *d)
 	for (unsigned i = 1; i < m; i++) {
 		unsigned a = (start + i - 1) % MEMZ_DET_RING,
 			 b = (start + i) % MEMZ_DET_RING;
-		st[n++] = fabs((double)d->rv[b] - d->rv[a]);
+		st[n++] = fabs(((double)d->rv[b] - d->rv[a]) * d->runit);
 	}
 	return memz_fit_median(st, n);
 }
 
 /* The highest bucket maximum among closed buckets before bucket number
  * idx (relative to idx0). */
-static bool peak_before(const struct memz_detector *d, int32_t idx,
+static bool peak_before(const struct memz_detector *d, int64_t idx,
 			double *peak)
 {
+	int16_t best = 0;
 	bool any = false;
 
-	for (unsigned k = 0; k < d->bcount; k++) {
-		unsigned j = (d->bhead + k) % MEMZ_DET_BUCKETS;
+	for (int64_t n = d->cur_idx - MEMZ_DET_BUCKETS; n < idx; n++) {
+		unsigned j = slot(n);
 
-		if (d->bidx[j] >= idx)
+		if (d->bmax[j] == NONE)
 			continue;
-		if (!any || d->bmax[j] > *peak)
-			*peak = d->bmax[j];
+		if (!any || d->bmax[j] > best)
+			best = d->bmax[j];
 		any = true;
 	}
+	*peak = val(d, best);
 	return any;
 }
 
@@ -541,7 +599,7 @@ static bool peak_before(const struct memz_detector *d, int32_t idx,
 static bool long_window(const struct memz_detector *d,
 			const struct memz_settings *s, const double *x,
 			const double *env, const double *aenv, unsigned nb,
-			int32_t first, bool later, bool held, struct memz_fit *f)
+			int64_t first, bool later, bool held, struct memz_fit *f)
 {
 	unsigned r = RECENT;
 	double rec, peak = 0;
@@ -625,7 +683,7 @@ static bool long_window(const struct memz_detector *d,
 static void assess_long(struct memz_detector *d, const struct memz_settings *s)
 {
 	double x[MEMZ_DET_BUCKETS], env[MEMZ_DET_BUCKETS], aenv[MEMZ_DET_BUCKETS];
-	int32_t idx[MEMZ_DET_BUCKETS];
+	int64_t idx[MEMZ_DET_BUCKETS];
 	struct memz_sums sfx[MEMZ_DET_BUCKETS + 1];
 	double horizon_n = s->leak_long_horizon / d->bucket_w;
 	unsigned nb = 0;
@@ -636,14 +694,15 @@ static void assess_long(struct memz_detector *d, const struct memz_settings *s)
 
 	memset(v, 0, sizeof *v);
 	v->horizon = MEMZ_HORIZON_LONG;
-	for (unsigned k = 0; k < d->bcount; k++) {
-		unsigned j = (d->bhead + k) % MEMZ_DET_BUCKETS;
-		if ((double)(d->cur.idx - d->bidx[j]) > horizon_n)
+	for (int64_t n = d->cur_idx - MEMZ_DET_BUCKETS; n < d->cur_idx; n++) {
+		unsigned j = slot(n);
+
+		if (d->bmax[j] == NONE || (double)(d->cur_idx - n) > horizon_n)
 			continue;
-		idx[nb] = d->bidx[j];
-		x[nb] = ((double)d->bidx[j] + 0.5) * d->bucket_w;
-		aenv[nb] = d->bamin[j];
-		env[nb++] = d->bmin[j];
+		idx[nb] = n;
+		x[nb] = ((double)(n - d->idx0) + 0.5) * d->bucket_w;
+		aenv[nb] = aval(d, d->bamin[j]);
+		env[nb++] = val(d, d->bmin[j]);
 	}
 	d->long_leak = false;
 	if (nb < 2)
@@ -660,7 +719,7 @@ static void assess_long(struct memz_detector *d, const struct memz_settings *s)
 	v->rate_bps = f.slope;
 	v->r2 = f.r2;
 	v->samples = nb;
-	if (nb < LONG_FAST || d->base + d->cur.min < s->leak_min_size)
+	if (nb < LONG_FAST || d->base + val(d, d->cur_min) < s->leak_min_size)
 		return;
 	memz_sums_suffixes(x, env, nb, sfx);
 	for (unsigned j = 0; j + LONG_FAST <= nb; j++) {
@@ -686,7 +745,7 @@ static void assess_long(struct memz_detector *d, const struct memz_settings *s)
 				   v->r2, nb, LONG_MIN);
 }
 
-static void ring_push(struct memz_detector *d, double t, float y, float a)
+static void ring_push(struct memz_detector *d, double t, int16_t y, int16_t a)
 {
 	unsigned k;
 
@@ -707,26 +766,8 @@ static void ring_push(struct memz_detector *d, double t, float y, float a)
 	d->ra[k] = a;
 }
 
-/*
- * Move idx0 forward so bucket numbers fit 16 bits: the new bucket lands
- * halfway up the range. A bucket pushed below INT16_MIN is tens of
- * thousands of buckets old, far outside the long horizon (at most
- * MEMZ_DET_BUCKETS numbers); clamped there it stays before any prior-peak
- * window, as it was.
- */
-static void reanchor_buckets(struct memz_detector *d, int64_t idx)
-{
-	int64_t shift = idx - d->idx0 - MEMZ_DET_IDX_MAX / 2;
-
-	for (unsigned j = 0; j < MEMZ_DET_BUCKETS; j++) {
-		int64_t v = (int64_t)d->bidx[j] - shift;
-		d->bidx[j] = (int16_t)(v < INT16_MIN ? INT16_MIN : v);
-	}
-	d->idx0 += shift;
-}
-
 /* Returns true when a bucket closed (the long horizon needs judging). */
-static bool bucket_push(struct memz_detector *d, double t, float y, float a)
+static bool bucket_push(struct memz_detector *d, double t, int16_t y, int16_t a)
 {
 	/* |t| <= MEMZ_DET_T_MAX and bucket_w >= 1e-3, both checked by the
 	 * push: at most 1e15, well inside int64_t */
@@ -735,33 +776,35 @@ static bool bucket_push(struct memz_detector *d, double t, float y, float a)
 
 	if (!d->has_cur) {
 		d->idx0 = idx;
-	} else if (idx - d->idx0 == d->cur.idx) {
-		if (y < d->cur.min)
-			d->cur.min = y;
-		if (y > d->cur.max)
-			d->cur.max = y;
-		if (a < d->cur_amin || isnan(a))
+	} else if (idx == d->cur_idx) {
+		if (y < d->cur_min)
+			d->cur_min = y;
+		if (y > d->cur_max)
+			d->cur_max = y;
+		/* an unknown anon stays unknown for the bucket */
+		if (a == NONE || (d->cur_amin != NONE && a < d->cur_amin))
 			d->cur_amin = a;
 		return false;
-	} else {
-		unsigned k;
-		if (d->bcount < MEMZ_DET_BUCKETS) {
-			k = (d->bhead + d->bcount++) % MEMZ_DET_BUCKETS;
-		} else {
-			k = d->bhead;
-			d->bhead = (uint8_t)((d->bhead + 1) % MEMZ_DET_BUCKETS);
-		}
-		d->bidx[k] = (int16_t)d->cur.idx;
-		d->bmin[k] = d->cur.min;
-		d->bmax[k] = d->cur.max;
-		d->bamin[k] = d->cur_amin;
+	} else if (idx - d->cur_idx > MEMZ_DET_BUCKETS) {
+		/* the bucket closed is older than the history reaches */
+		clear_buckets(d);
 		closed = true;
-		if (idx - d->idx0 > MEMZ_DET_IDX_MAX)
-			reanchor_buckets(d, idx);
+	} else {
+		unsigned k = slot(d->cur_idx);
+
+		d->bmin[k] = d->cur_min;
+		d->bmax[k] = d->cur_max;
+		d->bamin[k] = d->cur_amin;
+		/* the buckets no sample fell in */
+		for (int64_t n = d->cur_idx + 1; n < idx; n++) {
+			k = slot(n);
+			d->bmin[k] = d->bmax[k] = d->bamin[k] = NONE;
+		}
+		closed = true;
 	}
 	d->has_cur = true;
-	d->cur.idx = (int32_t)(idx - d->idx0);
-	d->cur.min = d->cur.max = y;
+	d->cur_idx = idx;
+	d->cur_min = d->cur_max = y;
 	d->cur_amin = a;
 	return closed;
 }
@@ -777,18 +820,144 @@ static bool quiet(const struct memz_detector *d)
 	unsigned n = MEMZ_DET_RING / 2;
 	unsigned last = (d->rhead + MEMZ_DET_RING - 1) % MEMZ_DET_RING;
 	unsigned first = (last + MEMZ_DET_RING - (n - 1)) % MEMZ_DET_RING;
-	float lo, hi;
+	int16_t lo, hi;
 
 	if (d->rcount < MEMZ_DET_RING)
 		return false;
 	lo = hi = d->rv[first];
 	for (unsigned i = 1; i < n; i++) {
-		float v = d->rv[(first + i) % MEMZ_DET_RING];
+		int16_t v = d->rv[(first + i) % MEMZ_DET_RING];
 		lo = v < lo ? v : lo;
 		hi = v > hi ? v : hi;
 	}
-	return (double)hi - lo <
+	return ((double)hi - lo) * d->runit <
 	       QUIET * d->verdict.rate_bps * ((double)d->rt[last] - d->rt[first]);
+}
+
+/*
+ * The four quantised series (detector.h): the short ring's PSS and anon,
+ * relative to roff and raoff (themselves relative to base and abase), and
+ * the buckets' (minima, maxima, the current bucket's), relative to base
+ * and abase. Each has its offset, its unit and its stored values (NONE is
+ * skipped).
+ */
+enum series_id { S_RING, S_RANON, S_BUCKETS, S_BANON };
+
+struct series {
+	double *off;
+	float *unit;
+	int16_t *v[4];
+	unsigned n[4], k;
+};
+
+static void series_of(struct memz_detector *d, enum series_id id,
+		      struct series *sr)
+{
+	unsigned c = d->has_cur, b = MEMZ_DET_BUCKETS;
+
+	switch (id) {
+	default:
+	case S_RING:
+		*sr = (struct series){ &d->roff, &d->runit, { d->rv },
+				       { d->rcount }, 1 };
+		break;
+	case S_RANON:
+		*sr = (struct series){ &d->raoff, &d->raunit, { d->ra },
+				       { d->rcount }, 1 };
+		break;
+	case S_BUCKETS:
+		*sr = (struct series){ &d->base, &d->unit,
+				       { d->bmin, d->bmax, &d->cur_min,
+					 &d->cur_max },
+				       { b, b, c, c }, 4 };
+		break;
+	case S_BANON:
+		*sr = (struct series){ &d->abase, &d->aunit,
+				       { d->bamin, &d->cur_amin }, { b, c }, 2 };
+		break;
+	}
+}
+
+static inline bool fits(double y, float unit)
+{
+	return fabs(y) <= MEMZ_DET_Q_MAX * (double)unit;
+}
+
+/* y in units, within range (make_room saw to it; the clamp is for the
+ * last bit of rounding). */
+static int16_t quantise(double y, float unit)
+{
+	double q = y / unit;
+
+	q = q > MEMZ_DET_Q_MAX ? MEMZ_DET_Q_MAX
+	    : q < -MEMZ_DET_Q_MAX ? -MEMZ_DET_Q_MAX
+				 : q;
+	/* to the nearest, halves away from 0 */
+	return (int16_t)(q < 0 ? q - 0.5 : q + 0.5);
+}
+
+/*
+ * Make room for y (relative to the series' offset) in its int16 range:
+ * when it does not fit, the offset moves to the middle of what is stored
+ * and y (by a multiple of the old unit, so values on the old grid stay on
+ * it), and the unit becomes the smallest power of two that holds the whole
+ * span within half of the range (headroom, so a climbing series is not
+ * requantised on every push). Then every stored value is requantised:
+ * exactly, when the unit got finer, to the nearest unit when it grew.
+ * Rare: once per doubling of the range, or when the history has climbed
+ * past its middle. Returns how far the offset moved.
+ *
+ * tighten (y NaN): the same when the span fits a unit a quarter of the
+ * old or finer, so a span that was wide (a step, a spike) and has left the
+ * history gives its precision back, losslessly (the old grid is on the
+ * new one). Run when a bucket closes.
+ */
+static double make_room(struct memz_detector *d, enum series_id id, double y,
+			bool tighten)
+{
+	struct series sr;
+	int qlo = MEMZ_DET_Q_MAX, qhi = -MEMZ_DET_Q_MAX;
+	double u, lo, hi, c, g, need, nu = MEMZ_DET_UNIT_MIN;
+
+	series_of(d, id, &sr);
+	u = *sr.unit;
+	for (unsigned k = 0; k < sr.k; k++)
+		for (unsigned i = 0; i < sr.n[k]; i++) {
+			int q = sr.v[k][i];
+			if (q == NONE)
+				continue;
+			qlo = q < qlo ? q : qlo;
+			qhi = q > qhi ? q : qhi;
+		}
+	lo = qlo * u;
+	hi = qhi * u;
+	if (!isnan(y)) {
+		lo = qlo > qhi || y < lo ? y : lo;
+		hi = qlo > qhi || y > hi ? y : hi;
+	} else if (qlo > qhi) {
+		return 0; /* nothing stored */
+	}
+	/* the ring's offset moves by whole KiB too (smaps counts in kB), so
+	 * its values stay exact while the unit is a KiB or finer; the
+	 * buckets' by units only: a KiB grid there moves one clear of the
+	 * detector's tests a bucket (a threshold case; nothing else moves) */
+	g = u > 1024 || id >= S_BUCKETS ? u : 1024;
+	c = floor((lo + hi) / (2 * g) + 0.5) * g;
+	need = hi - c > c - lo ? hi - c : c - lo;
+	while (need > 0.5 * MEMZ_DET_Q_MAX * nu)
+		nu *= 2;
+	/* a quarter of the unit at least: a span that swings to and fro
+	 * (allocator churn) is not requantised back and forth */
+	if (tighten && !(nu <= 0.25 * u))
+		return 0;
+	for (unsigned k = 0; k < sr.k; k++)
+		for (unsigned i = 0; i < sr.n[k]; i++)
+			if (sr.v[k][i] != NONE)
+				sr.v[k][i] = quantise((double)sr.v[k][i] * u - c,
+						      (float)nu);
+	*sr.off += c;
+	*sr.unit = (float)nu;
+	return c;
 }
 
 int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
@@ -798,7 +967,8 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 	double since = d->verdict.since;
 	struct memz_verdict sv;
 	double w = memz_detector_bucket_width(s);
-	float y, a;
+	int16_t yr, yb, ar = NONE, ab = NONE;
+	double y, ya;
 
 	if (!isfinite(t) || !isfinite(bytes))
 		return -EINVAL;
@@ -817,8 +987,7 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 	if (d->bucket_w != w) {
 		/* settings changed under a live history: restart the buckets */
 		d->bucket_w = w;
-		d->bcount = d->bhead = 0;
-		d->has_cur = false;
+		clear_buckets(d);
 		d->long_leak = false;
 		d->bwander = 0;
 		memset(&d->lv, 0, sizeof d->lv);
@@ -826,12 +995,37 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 	d->n++;
 	d->t_last = t;
 	/* base and abase stay within MEMZ_DET_BYTES_MAX (see shift), so
-	 * the offsets are far inside a float's range */
-	y = (float)(bytes - d->base);
-	a = isnan(anon) ? NAN : (float)(anon - d->abase);
-	ring_push(d, t, y, a);
-	closed = bucket_push(d, t, y, a);
+	 * the units stay far inside a float's range */
+	/* the ring's offsets are relative to the bases, which may move */
+	if (!fits(bytes - d->base, d->unit))
+		d->roff -= make_room(d, S_BUCKETS, bytes - d->base, false);
+	y = bytes - d->base;
+	yb = quantise(y, d->unit);
+	if (!fits(y - d->roff, d->runit))
+		make_room(d, S_RING, y - d->roff, false);
+	yr = quantise(y - d->roff, d->runit);
+	if (!isnan(anon)) {
+		if (!fits(anon - d->abase, d->aunit))
+			d->raoff -= make_room(d, S_BANON, anon - d->abase,
+					      false);
+		ya = anon - d->abase;
+		ab = quantise(ya, d->aunit);
+		if (!fits(ya - d->raoff, d->raunit))
+			make_room(d, S_RANON, ya - d->raoff, false);
+		ar = quantise(ya - d->raoff, d->raunit);
+	}
+	ring_push(d, t, yr, ar);
+	closed = bucket_push(d, t, yb, ab);
 	if (closed) {
+		/* a wide span leaves the ring in MEMZ_DET_RING samples, the
+		 * buckets in the long horizon: theirs is looked at every
+		 * TIGHTEN_BUCKETS buckets */
+		make_room(d, S_RING, NAN, true);
+		make_room(d, S_RANON, NAN, true);
+		if (!(d->cur_idx % TIGHTEN_BUCKETS)) {
+			d->roff -= make_room(d, S_BUCKETS, NAN, true);
+			d->raoff -= make_room(d, S_BANON, NAN, true);
+		}
 		d->noise = (float)ring_noise(d);
 		d->bwander = bucket_wander(d);
 		assess_long(d, s);

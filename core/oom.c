@@ -276,7 +276,7 @@ static uint64_t recent_peak(const struct memz_proc *p)
 	double best = (double)p->mem.pss;
 
 	for (unsigned i = 0; i < p->det.rcount; i++) {
-		double v = p->det.base + (double)p->det.rv[i];
+		double v = memz_detector_ring_pss(&p->det, i);
 
 		if (v > best)
 			best = v;

@@ -508,7 +508,8 @@ static void verdict_fields(void)
 
 	memz_settings_init(&s);
 	memz_detector_init(&d);
-	CHECK(sizeof d <= 1536); /* 1000 processes + groups under 4 MiB */
+	/* 1000 processes + groups, memz's RSS under 4 MiB */
+	CHECK(sizeof d <= 840);
 	CHECK(!d.verdict.leak);
 	rng = 7;
 	for (int i = 0; i < 30; i++) {
@@ -776,8 +777,8 @@ static void batch_beside(void)
 	}
 }
 
-/* ---- the detector's 16-bit bucket numbers (detector.h): a history of
- * 70,000 buckets, past where they would overflow, gives the verdict a fresh
+/* ---- the detector's bucket numbers (detector.h): a history of 70,000
+ * buckets, each slot reused a thousand times, gives the verdict a fresh
  * detector gives on the same recent samples ---- */
 
 static double reanchor_series(double t)
@@ -852,6 +853,90 @@ static void bad_input(void)
 	CHECK_INT(d.n, 2);
 }
 
+/* ---- the quantised history (detector.h) ---- */
+
+/*
+ * A series whose span grows eight-millionfold: 1 MiB (noise 2 KiB), a step
+ * to 16 GiB, flat there, then a leak of 36 KiB/s. The buckets hold the step
+ * for an hour, in units of a MiB; the ring's units are its own and come
+ * back fine once the step has left it, so the leak is flagged when it is
+ * on a series that never stepped (its first 600 s left out), and the step
+ * itself is no leak.
+ */
+static double wide_sample(double t, bool stepped, double noise)
+{
+	double leak = t >= 1800 ? (t - 1800) * 36 * KiB : 0;
+
+	return (stepped && t < 600 ? MiB : 16384 * MiB) + leak + noise;
+}
+
+static void wide_range(void)
+{
+	struct memz_settings s;
+	struct memz_detector *d = calloc(1, sizeof *d);
+	struct memz_detector *ref = calloc(1, sizeof *ref);
+	double flag = -1, flag_ref = -1;
+	unsigned before = 0;
+
+	memz_settings_init(&s);
+	memz_detector_init(d);
+	memz_detector_init(ref);
+	rng = 11;
+	for (int t = 0; t < 2400; t++) {
+		double noise = 2 * KiB * gauss();
+
+		PUSHV(d, &s, t, wide_sample(t, true, noise));
+		if (t >= 600)
+			PUSHV(ref, &s, t, wide_sample(t, false, noise));
+		before += t < 1800 && d->verdict.leak;
+		if (d->verdict.leak && flag < 0)
+			flag = t;
+		if (ref->verdict.leak && flag_ref < 0)
+			flag_ref = t;
+	}
+	CHECK_INT(before, 0);
+	CHECK(flag_ref >= 1800 && flag_ref <= 1810);
+	CHECK_NEAR(flag, flag_ref, 0);
+	CHECK(d->verdict.leak);
+	CHECK_NEAR(d->verdict.rate_bps, 36 * KiB, 36 * KiB * 0.05);
+	/* the ring's last sample reads back as pushed, within its unit */
+	CHECK_NEAR(memz_detector_ring_pss(d, d->rcount - 1),
+		   wide_sample(2399, true, 0), 64 * KiB);
+	free(d);
+	free(ref);
+}
+
+/*
+ * smaps counts in kB: a ring of KiB samples spanning under 32 MiB reads
+ * back exactly, however far the history has moved. Steps of 1 GiB every
+ * 200 s widen the ring's span; once a step has left the ring, the next
+ * bucket to close (LeakBucket 60 s) gives the ring a KiB unit or finer,
+ * and 32 samples later it holds only samples stored in it.
+ */
+static void kib_exact(void)
+{
+	struct memz_settings s;
+	struct memz_detector d;
+	double v[1000];
+	unsigned exact = 0;
+
+	memz_settings_init(&s);
+	memz_detector_init(&d);
+	rng = 5;
+	for (int i = 0; i < 1000; i++) {
+		v[i] = 200 * MiB + (i / 200) * 1024 * MiB +
+		       KiB * floor(uniform() * 30 * 1024);
+		CHECK(PUSHV(&d, &s, i, v[i]) >= 0);
+		if (i % 200 != 199)
+			continue;
+		CHECK_INT(d.rcount, MEMZ_DET_RING);
+		for (unsigned k = 0; k < MEMZ_DET_RING; k++)
+			exact += memz_detector_ring_pss(&d, k) ==
+				 v[i + 1 - MEMZ_DET_RING + k];
+	}
+	CHECK_INT(exact, 5 * MEMZ_DET_RING);
+}
+
 int main(void)
 {
 	const char *e = getenv("DETECTOR_SEEDS");
@@ -863,6 +948,8 @@ int main(void)
 	verdict_fields();
 	flat();
 	rebase();
+	wide_range();
+	kib_exact();
 	fprintf(stderr, "| series | cadence | want | first flag | samples | starts |\n");
 	flags();
 	flags_late();

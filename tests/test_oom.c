@@ -473,8 +473,9 @@ static void zombie(void)
 	proc(&z, 50, "zombie", NULL, false, 0, 0, true, 70);
 	z.start = 5000;
 	z.det.base = 60 * MiB;
+	z.det.runit = 128; /* bytes (detector.h): 2 MiB is 16,384 of them */
 	z.det.rv[0] = 0;
-	z.det.rv[1] = (float)(2 * MiB);
+	z.det.rv[1] = 16384;
 	z.det.rcount = 2;
 	/* a process that merely has no sample this cycle is not emptied */
 	proc(&idle, 51, "idle", NULL, false, 0, 0, false, 0);

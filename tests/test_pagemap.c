@@ -397,8 +397,8 @@ static void last_two(const struct memz_detector *d, double *prev,
 	*prev = *last = -1;
 	if (n < 2)
 		return;
-	*prev = d->base + d->rv[(d->rhead + n - 2) % MEMZ_DET_RING];
-	*last = d->base + d->rv[(d->rhead + n - 1) % MEMZ_DET_RING];
+	*prev = memz_detector_ring_pss(d, n - 2);
+	*last = memz_detector_ring_pss(d, n - 1);
 }
 
 /* tree1's pid 201 above ExactMaxRss, with a maps and pagemap matching its

@@ -45,71 +45,89 @@ struct memz_verdict {
 
 /*
  * Fixed-size state, embedded in every process entry and group, so it is kept
- * compact (under 1.5 KiB): values are stored as float offsets from `base`
- * (which is also what makes rebase O(1)), times of the short ring as float
- * offsets from `t0` (re-anchored before float precision suffers).
+ * compact (under 0.85 KiB: 1,000 processes carry one each).
+ *
+ * Values are int16 multiples of a unit above an offset, in four series:
+ * the buckets' PSS (value = base + q * unit), the buckets' anon (abase,
+ * aunit), the short ring's PSS (base + roff + q * runit) and its anon
+ * (abase + raoff + q * raunit); |q| <= MEMZ_DET_Q_MAX. A unit is a power
+ * of two, at least MEMZ_DET_UNIT_MIN bytes. When a sample does not fit its
+ * series, the offset moves to the middle of what the series stores and the
+ * unit becomes the smallest that holds all of it within half of that
+ * range (headroom, so a climbing series is not requantised on every push);
+ * the stored values are requantised to it. When a bucket closes, a series
+ * whose span now fits a unit a quarter of its own or finer takes it
+ * (losslessly): a step or a spike that has left the ring, or the long
+ * horizon, gives the precision back. So a value is off by at most half a
+ * unit, under 1/32767 of the span its series holds; the ring's own units
+ * keep the short horizon as fine as its 32 samples' span, whatever the
+ * hour held. Every rule compares slopes, residuals, spreads and falls with
+ * those spans or with the noise, never at that scale (the detector's tests
+ * give the same verdicts, to the sample, as with float storage). smaps
+ * counts in kB and the ring's offsets move by whole KiB, so a ring whose
+ * span is under 32 MiB holds KiB samples exactly. The int16
+ * MEMZ_DET_Q_NONE is no value: anon not known (NaN), or a bucket slot that
+ * holds no bucket (in bmax, and then in bmin and bamin too).
+ * Times of the short ring are float offsets from `t0` (re-anchored before
+ * float precision suffers). Rebase is O(1): it moves base or abase alone.
  *
  * Short horizon: the last MEMZ_DET_RING raw samples, for fast leaks.
  * Long horizon: one bucket per LeakBucket seconds (wider when
  * LeakLongHorizon / LeakBucket exceeds MEMZ_DET_BUCKETS), each keeping the
  * bucket's minimum and maximum; the minima give the floor (what a saw-tooth
- * or a spike returns to), the maxima the prior peak.
+ * or a spike returns to), the maxima the prior peak. Bucket number n lives
+ * in slot n mod MEMZ_DET_BUCKETS, so the closed buckets are the numbers
+ * cur_idx - MEMZ_DET_BUCKETS .. cur_idx - 1 whose slot is not empty: a
+ * bucket no sample fell in is an empty slot, and the history reaches back
+ * MEMZ_DET_BUCKETS bucket widths (the long horizon) however sparse.
  */
 #define MEMZ_DET_RING 32
 #define MEMZ_DET_BUCKETS 64
-
-struct memz_det_bucket {
-	int32_t idx; /* bucket number relative to memz_detector.idx0 */
-	float min, max;
-};
-
-/* Closed buckets are stored as parallel arrays with 16-bit numbers (idx0 is
- * moved forward before they overflow): 10 bytes a bucket instead of 12. */
-#define MEMZ_DET_IDX_MAX 30000
+#define MEMZ_DET_Q_MAX 32767
+#define MEMZ_DET_Q_NONE INT16_MIN
+#define MEMZ_DET_UNIT_MIN (1.0 / 1024)
 
 struct memz_detector {
 	struct memz_verdict verdict;
-	unsigned n; /* samples pushed since init */
-
-	double base; /* every stored value is relative to this */
-	double t0;   /* short-ring times are relative to this */
-
-	/* short horizon: ring of (t, value), oldest at rhead when full */
-	float rt[MEMZ_DET_RING], rv[MEMZ_DET_RING];
-	uint8_t rhead, rcount;
-
-	/* long horizon: closed buckets, oldest at bhead when full */
-	uint8_t bhead, bcount;
-	bool has_cur;
-	bool short_leak, long_leak;
-	int16_t bidx[MEMZ_DET_BUCKETS];
-	float bmin[MEMZ_DET_BUCKETS], bmax[MEMZ_DET_BUCKETS];
-	struct memz_det_bucket cur; /* the bucket being filled */
-	float bwander;              /* deepest fall between closed buckets */
-	double bucket_w;            /* s; 0 until the first push */
-	int64_t idx0;
-	float noise;                /* median |step| of the ring, at close */
-	float cur_amin;             /* the current bucket's lowest anon */
-
-	/* anonymous memory beside each sample and bucket, relative to abase;
-	 * NaN where the caller did not know it */
-	double abase;
-	double t_last;
-	double grace_until; /* a short verdict lost stands until then */
-	float ra[MEMZ_DET_RING];
-	float bamin[MEMZ_DET_BUCKETS];
-
 	/* the latest long assessment, made when a bucket closes (the short
 	 * one is made on every push and kept nowhere) */
 	struct memz_verdict lv;
+
+	double base, abase; /* the buckets' offsets (see above) */
+	double roff, raoff; /* the ring's, relative to base and abase */
+	double t0;          /* short-ring times are relative to this */
+	double t_last;
+	double grace_until; /* a short verdict lost stands until then */
+	double bucket_w;    /* s; 0 until the first push */
+	int64_t idx0;       /* the first bucket's number */
+	int64_t cur_idx;    /* the number of the bucket being filled */
+	unsigned n;         /* samples pushed since init */
+	float unit, aunit, runit, raunit; /* powers of two, bytes */
+	float bwander;      /* deepest fall between closed buckets, bytes */
+	float noise;        /* median |step| of the ring at close, bytes */
+
+	/* short horizon: ring of (t, value, anon), oldest at rhead when full */
+	float rt[MEMZ_DET_RING];
+	int16_t rv[MEMZ_DET_RING], ra[MEMZ_DET_RING];
+
+	/* long horizon: closed buckets by number (see above), and the one
+	 * being filled */
+	int16_t bmin[MEMZ_DET_BUCKETS], bmax[MEMZ_DET_BUCKETS];
+	int16_t bamin[MEMZ_DET_BUCKETS]; /* the bucket's lowest anon */
+	int16_t cur_min, cur_max, cur_amin;
+
+	uint8_t rhead, rcount;
+	bool has_cur;
+	bool short_leak, long_leak;
 };
 
 /* Empty history, no verdict. Never allocates. */
 void memz_detector_init(struct memz_detector *d);
 
 /* Times beyond this many seconds either side of 0, and sizes beyond
- * MEMZ_DET_BYTES_MAX, are refused: the bucket numbers and the float offsets
- * the history keeps would not hold them (a year is 3.2e7 s). */
+ * MEMZ_DET_BYTES_MAX, are refused: the bucket numbers, the float offsets of
+ * times and the units the history keeps would not hold them (a year is
+ * 3.2e7 s). */
 #define MEMZ_DET_T_MAX 1e12
 #define MEMZ_DET_BYTES_MAX 1e18
 
@@ -134,6 +152,10 @@ void memz_detector_rebase(struct memz_detector *d, double delta);
 
 /* The same for the anonymous figure. */
 void memz_detector_rebase_anon(struct memz_detector *d, double delta);
+
+/* The i-th sample of the short ring, oldest first (i < d->rcount): PSS in
+ * bytes, as the detector holds it. */
+double memz_detector_ring_pss(const struct memz_detector *d, unsigned i);
 
 /* Width of one long-horizon bucket under s: LeakBucket, or wider so that
  * LeakLongHorizon fits in MEMZ_DET_BUCKETS. */
