@@ -937,6 +937,37 @@ static void kib_exact(void)
 	CHECK_INT(exact, 5 * MEMZ_DET_RING);
 }
 
+/*
+ * Buckets live in slots by number (detector.h): a bucket no sample fell in
+ * is an empty slot, not the bucket that held it 64 numbers before. An hour
+ * sampled every 10 s fills every slot; then samples every 150 s fall in
+ * every second or third bucket, and exactly those hold one.
+ */
+static void sparse_buckets(void)
+{
+	struct memz_settings s;
+	struct memz_detector d;
+	bool had[200] = { false };
+	unsigned mismatched = 0;
+
+	memz_settings_init(&s);
+	memz_detector_init(&d);
+	for (int t = 0; t < 7200; t += t < 3600 ? 10 : 150) {
+		int64_t cur = t / 60;
+		unsigned held = 0, want = 0;
+
+		CHECK(PUSHV(&d, &s, t, 100 * MiB + 4 * KiB * (t % 7)) >= 0);
+		had[cur] = true;
+		CHECK(d.cur_idx == cur);
+		for (int64_t n = cur - MEMZ_DET_BUCKETS; n < cur; n++)
+			want += n >= 0 && had[n];
+		for (unsigned j = 0; j < MEMZ_DET_BUCKETS; j++)
+			held += d.bmax[j] != MEMZ_DET_Q_NONE;
+		mismatched += held != want;
+	}
+	CHECK_INT(mismatched, 0);
+}
+
 int main(void)
 {
 	const char *e = getenv("DETECTOR_SEEDS");
@@ -950,6 +981,7 @@ int main(void)
 	rebase();
 	wide_range();
 	kib_exact();
+	sparse_buckets();
 	fprintf(stderr, "| series | cadence | want | first flag | samples | starts |\n");
 	flags();
 	flags_late();
