@@ -680,7 +680,8 @@ static bool long_window(const struct memz_detector *d,
  * for two thirds of the history. Each window's floor is the suffix minimum
  * of the whole, so a window sees what the whole does.
  */
-static void assess_long(struct memz_detector *d, const struct memz_settings *s)
+static void judge_long(struct memz_detector *d, const struct memz_settings *s,
+		       struct memz_verdict *v)
 {
 	double x[MEMZ_DET_BUCKETS], env[MEMZ_DET_BUCKETS], aenv[MEMZ_DET_BUCKETS];
 	int64_t idx[MEMZ_DET_BUCKETS];
@@ -688,7 +689,6 @@ static void assess_long(struct memz_detector *d, const struct memz_settings *s)
 	double horizon_n = s->leak_long_horizon / d->bucket_w;
 	unsigned nb = 0;
 	struct memz_fit f;
-	struct memz_verdict *v = &d->lv;
 	/* a verdict the short horizon started is the long one's to keep */
 	bool held = d->long_leak || d->verdict.leak;
 
@@ -743,6 +743,27 @@ static void assess_long(struct memz_detector *d, const struct memz_settings *s)
 	}
 	v->confidence = confidence(false, v->rate_bps, s->leak_slow_min_rate,
 				   v->r2, nb, LONG_MIN);
+}
+
+static void assess_long(struct memz_detector *d, const struct memz_settings *s)
+{
+	struct memz_verdict v;
+
+	judge_long(d, s, &v);
+	d->lv = (struct memz_det_long){ v.rate_bps, v.r2, (uint8_t)v.samples,
+					(int8_t)v.confidence, v.leak, true };
+}
+
+/* The latest long assessment as a verdict. */
+static void long_verdict(const struct memz_detector *d, struct memz_verdict *v)
+{
+	memset(v, 0, sizeof *v);
+	v->rate_bps = d->lv.rate_bps;
+	v->r2 = d->lv.r2;
+	v->samples = d->lv.samples;
+	v->confidence = d->lv.confidence;
+	v->horizon = d->lv.made ? MEMZ_HORIZON_LONG : MEMZ_HORIZON_SHORT;
+	v->leak = d->lv.leak;
 }
 
 static void ring_push(struct memz_detector *d, double t, int16_t y, int16_t a)
@@ -1050,7 +1071,7 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 	if (d->short_leak || (!d->long_leak && sv.samples))
 		d->verdict = sv;
 	else
-		d->verdict = d->lv;
+		long_verdict(d, &d->verdict);
 	d->verdict.leak = d->short_leak || d->long_leak;
 	d->verdict.since = d->verdict.leak ? (was ? since : t) : 0;
 	return d->verdict.leak != was;

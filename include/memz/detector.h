@@ -87,11 +87,20 @@ struct memz_verdict {
 #define MEMZ_DET_Q_NONE INT16_MIN
 #define MEMZ_DET_UNIT_MIN (1.0 / 1024)
 
+/* The latest long assessment, made when a bucket closes (the short one is
+ * made on every push and kept nowhere): a verdict of the long horizon, but
+ * for since (the push gives it), in what its figures need. */
+struct memz_det_long {
+	double rate_bps, r2;
+	uint8_t samples; /* buckets: at most MEMZ_DET_BUCKETS */
+	int8_t confidence;
+	bool leak;
+	bool made; /* else all 0, and the horizon too (MEMZ_HORIZON_SHORT) */
+};
+
 struct memz_detector {
 	struct memz_verdict verdict;
-	/* the latest long assessment, made when a bucket closes (the short
-	 * one is made on every push and kept nowhere) */
-	struct memz_verdict lv;
+	struct memz_det_long lv;
 
 	double base, abase; /* the buckets' offsets (see above) */
 	double roff, raoff; /* the ring's, relative to base and abase */

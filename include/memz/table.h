@@ -44,10 +44,10 @@ struct memz_cgroup;
  * more beside it (core/table_int.h): what the sampler needs between cycles
  * is nobody else's business. */
 struct memz_proc {
+	/* (ordered to leave no holes: 1,000 processes keep one each) */
 	int pid;
-	unsigned long long start;
 	int ppid;
-	char state;
+	unsigned long long start;
 	const char *name;   /* interned comm, raw bytes */
 	const char *exe;    /* interned basename of exe, or NULL */
 	const char *cgroup; /* interned cgroup path, or NULL */
@@ -55,6 +55,7 @@ struct memz_proc {
 	 * is mounted, else v2's), or NULL; read once, when first seen */
 	const char *memcg;
 	bool memcg_v1;
+	char state;
 	uint32_t uid;
 	long threads;
 
@@ -63,8 +64,8 @@ struct memz_proc {
 	struct memz_rollup mem;
 	uint64_t vm_hwm, vm_swap; /* status */
 	uint64_t rss_max_seen;    /* the largest rss memz has seen */
-	int oom_score_adj;
 	double pss_age;           /* s since the last exact read; 0 = this cycle */
+	int oom_score_adj;
 	bool has_sample;          /* figures this cycle are valid */
 	bool denied;              /* smaps_rollup not readable: EACCES */
 	bool kernel_thread;       /* no mm: never sampled */
