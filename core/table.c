@@ -21,6 +21,11 @@ struct memz_table {
 	struct memz_proc **pbucket;
 	size_t pcap, n_live;
 	struct memz_proc *live, *grave, *free_procs;
+	/* entries are carved from slabs of SLAB entries, newest first (one
+	 * malloc header per slab, not per entry; a slab's entries are not
+	 * touched before they are handed out) */
+	struct mz_slab *slabs;
+	unsigned slab_used; /* entries handed out of the newest slab */
 
 	struct memz_group **gbucket;
 	size_t gcap, n_groups;
@@ -41,6 +46,28 @@ struct memz_table {
 	struct memz_proc **gone; /* retired this cycle, for the OOM kill's victim */
 	size_t n_gone, cap_gone;
 };
+
+#define SLAB 32
+
+struct mz_slab {
+	struct mz_slab *next;
+	struct mz_proc_entry e[SLAB];
+};
+
+/* A never used entry, from the newest slab or a new one; NULL on ENOMEM. */
+static struct memz_proc *carve(struct memz_table *t)
+{
+	if (!t->slabs || t->slab_used == SLAB) {
+		struct mz_slab *sl = memz_realloc(t->a, NULL, sizeof *sl);
+
+		if (!sl)
+			return NULL;
+		sl->next = t->slabs;
+		t->slabs = sl;
+		t->slab_used = 0;
+	}
+	return &t->slabs->e[t->slab_used++].pub;
+}
 
 static size_t pid_slot(const struct memz_table *t, int pid)
 {
@@ -72,14 +99,15 @@ int memz_table_new(struct memz_table **out, const struct memz_settings *s,
 	return 0;
 }
 
-static void free_proc_list(struct memz_table *t, struct memz_proc *p)
+static void free_slabs(struct memz_table *t)
 {
-	struct memz_proc *next;
+	struct mz_slab *next;
 
-	for (; p; p = next) {
-		next = mz_pe(p)->lnext;
-		memz_realloc(t->a, p, 0);
+	for (struct mz_slab *sl = t->slabs; sl; sl = next) {
+		next = sl->next;
+		memz_realloc(t->a, sl, 0);
 	}
+	t->slabs = NULL;
 }
 
 static void free_group_list(struct memz_table *t, struct memz_group *g)
@@ -101,9 +129,7 @@ void memz_table_free(struct memz_table **tp)
 	if (t->on_retire)
 		for (struct memz_proc *p = t->live; p; p = mz_pe(p)->lnext)
 			t->on_retire(p, t->retire_ctx);
-	free_proc_list(t, t->live);
-	free_proc_list(t, t->grave);
-	free_proc_list(t, t->free_procs);
+	free_slabs(t);
 	free_group_list(t, t->glive);
 	free_group_list(t, t->ggrave);
 	free_group_list(t, t->gfree);
@@ -290,7 +316,7 @@ struct memz_proc *memz_table_get(struct memz_table *t, int pid,
 	p = t->free_procs;
 	if (p)
 		t->free_procs = mz_pe(p)->lnext;
-	else if (!(p = memz_realloc(t->a, NULL, sizeof(struct mz_proc_entry))))
+	else if (!(p = carve(t)))
 		return NULL;
 	memset(p, 0, sizeof(struct mz_proc_entry));
 	p->pid = pid;

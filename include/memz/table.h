@@ -18,9 +18,9 @@
  * only member of its group has the group's series: its leak is announced
  * once, as the group's, so a host raises one alarm for one leak.
  *
- * Entries are allocated once and recycled through a free list, so a table
- * whose process count does not grow past its high-water mark allocates
- * nothing. The table owns its entries, groups, names and the view's arrays;
+ * Entries are allocated once, in slabs of 32, and recycled through a free
+ * list, so a table whose process count does not grow past its high-water
+ * mark allocates nothing. The table owns its entries, groups, names and the view's arrays;
  * pointers to them stay valid until the next memz_table_begin() (which the
  * sampler calls at the start of each run: sampler.h tells the snapshot's
  * side of this).
