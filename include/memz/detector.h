@@ -55,8 +55,9 @@ struct memz_verdict {
  * series, the offset moves to the middle of what the series stores and the
  * unit becomes the smallest that holds all of it within half of that
  * range (headroom, so a climbing series is not requantised on every push);
- * the stored values are requantised to it. When a bucket closes, a series
- * whose span now fits a unit a quarter of its own or finer takes it
+ * the stored values are requantised to it. When a bucket closes (every
+ * eighth, for the buckets' two series), a series whose span now fits a
+ * unit a quarter of its own or finer takes it
  * (losslessly): a step or a spike that has left the ring, or the long
  * horizon, gives the precision back. So a value is off by at most half a
  * unit, under 1/32767 of the span its series holds; the ring's own units
