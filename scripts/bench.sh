@@ -32,8 +32,9 @@
 # 2 GiB, scale 2,000) to try the whole bench in a few minutes; its figures
 # are not the README's. The table is also written as markdown to BENCH_MD
 # (bench.md), and with BENCH_README=FILE spliced into FILE between its
-# bench:begin and bench:end markers. Take /tmp/memz-it.lock around it on a
-# shared machine.
+# bench:begin and bench:end markers. BENCH_PHASES=memory runs memz's own
+# memory alone (see there). Take /tmp/memz-it.lock around it on a shared
+# machine.
 set -u
 if [ -n "${BENCH_QUICK:-}" ]; then
 	: "${BENCH_WINDOW:=10}" "${BENCH_STALL_S:=20}" "${BENCH_STALL_MIB:=2048}"
@@ -154,6 +155,11 @@ md_table() {
 		done
 		printf '(alone: nothing reading it; memz: memz.plugin running; naive: smaps_rollup read whole every second; the worst alone is the shared machine'"'"'s own).\n'
 	fi
+	if [ -f "$R/rss" ]; then
+		awk -v n="$N" '{ for (i = 1; i <= NF; i++) if ($i ~ /^memz\.plugin=[0-9]+kB$/) {
+			v = $i; sub(/^memz\.plugin=/, "", v); sub(/kB$/, "", v)
+			printf "\nmemz.plugin after the windows above (real cycles beside the %s processes): %s kB VmRSS.\n", n, v } }' "$R/rss"
+	fi
 	if [ -f "$R/hour.out" ]; then
 		printf '\nmemz'"'"'s own memory, the core sampler after a fake-clock hour (3,600 cycles):\n\n'
 		printf '| processes | VmRSS | RssAnon | RssFile | PSS |\n| --- | --- | --- | --- | --- |\n'
@@ -165,12 +171,53 @@ md_table() {
 	return 0
 }
 
+# memz's own memory: the core sampler over a fake-clock hour beside the N
+# processes; it should grow linearly with the processes past N: the same
+# hour with N and 3N more idle processes of SCALE_KIB KiB beside them
+hour_phase() {
+	"$B/tests/bench/reader" hour -c 3600 >"$D/hour.out"
+	for more in "$N" $((N * 3)); do
+		"$B/tests/bench/procs" -n "$more" -k "$SCALE_KIB" >"$D/more.out" &
+		mp=$!
+		PIDS="$PIDS $mp"
+		if wait_line "$D/more.out" ready 300; then
+			"$B/tests/bench/reader" hour -c 3600 | head -n 1 >>"$D/hour.more"
+		fi
+		kill "$mp"
+		wait "$mp" 2>/dev/null
+		rm -f "$D/more.out"
+	done
+}
+
 # ---- the processes ----
 say "bench: $N processes of $MIB MiB"
 "$B/tests/bench/procs" -n "$N" -m "$MIB" >"$D/procs.out" &
 PROCS=$!
 PIDS="$PIDS $PROCS"
 wait_line "$D/procs.out" ready 120 || { say "bench: processes not ready"; exit 1; }
+
+# BENCH_PHASES=memory: memz's own memory alone, in a few minutes: the
+# fake-clock hours, then memz.plugin's after BENCH_PLUGIN_S (120) s of real
+# cycles beside the same N processes (the plugin has no fake clock; its
+# history is allocated whole when a process is first seen, so its size
+# after minutes is its size after an hour)
+if [ "${BENCH_PHASES:-all}" = memory ]; then
+	say "bench: memory phase only"
+	hour_phase
+	printf 'memz-core, fake-clock %s\n' "$(cat "$D/hour.out")"
+	sed 's/^/memz-core, fake-clock, more processes: /' "$D/hour.more"
+	if [ -x "$B/memz.plugin" ]; then
+		mkfifo "$D/stdin3"
+		exec 3<>"$D/stdin3"
+		"$B/memz.plugin" 1 <&3 >/dev/null 2>"$D/memz.plugin.err" &
+		PP=$!
+		PIDS="$PIDS $PP"
+		sleep "${BENCH_PLUGIN_S:-120}"
+		printf 'memz.plugin after %s s at %s processes: %s\n' "${BENCH_PLUGIN_S:-120}" \
+			"$N" "$(grep -E '^(VmRSS|RssAnon|RssFile):' /proc/"$PP"/status | tr -s ' \t\n' ' ')"
+	fi
+	exit 0
+fi
 
 # netdata plugins exit when their stdin closes: hold one open for each
 # (their own: memz.plugin makes its stdin non-blocking, which a shared open
@@ -272,20 +319,7 @@ done
 for r in $READERS; do RSS_LINE="$RSS_LINE ${r%%=*}=$(rss_kb "${r#*=}")kB"; done
 
 kill "$BIGP" "$SMALLP"; wait "$BIGP" "$SMALLP" 2>/dev/null
-"$B/tests/bench/reader" hour -c 3600 >"$D/hour.out"
-# memz's RSS should grow linearly with the processes past N: the same hour
-# with N and 3N more idle processes of SCALE_KIB KiB beside them
-for more in "$N" $((N * 3)); do
-	"$B/tests/bench/procs" -n "$more" -k "$SCALE_KIB" >"$D/more.out" &
-	mp=$!
-	PIDS="$PIDS $mp"
-	if wait_line "$D/more.out" ready 300; then
-		"$B/tests/bench/reader" hour -c 3600 | head -n 1 >>"$D/hour.more"
-	fi
-	kill "$mp"
-	wait "$mp" 2>/dev/null
-	rm -f "$D/more.out"
-done
+hour_phase
 
 # ---- the table ----
 printf '\n%s idle processes of %s MiB, windows of %s s (the large one %s s), CPU ms per s of each reader (ratio to the naive reader)\n\n' "$N" "$MIB" "$W" "$WL"
