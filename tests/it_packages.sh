@@ -71,14 +71,20 @@ cleanup() {
 	rc=$?
 	trap - EXIT INT TERM HUP
 	[ -z "$ND_DIRS" ] || nd_stop "$ND"
-	for p in $CD_PIDS; do kill -TERM "$p" 2> /dev/null; done
-	for p in $CD_PIDS; do
+	# cd_start tracks collectd as PID:START (tests/collectd/lib.sh)
+	for e in $CD_PIDS; do
+		case $e in *:*) cd_ours "$e" || continue ;; esac
+		kill -TERM "${e%%:*}" 2> /dev/null
+	done
+	for e in $CD_PIDS; do
+		p=${e%%:*}
 		i=0
 		while kill -0 "$p" 2> /dev/null && [ "$i" -lt 50 ]; do
 			sleep 0.1
 			i=$((i + 1))
 		done
-		kill -KILL "$p" 2> /dev/null
+		case $e in *:*) cd_ours "$e" && kill -KILL "$p" 2> /dev/null ;;
+		*) kill -KILL "$p" 2> /dev/null ;; esac
 		wait "$p" 2> /dev/null
 	done
 	if [ "$override_added" = 1 ]; then

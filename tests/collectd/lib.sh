@@ -45,28 +45,46 @@ cd_init() {
 	CD_SOCKET_GROUP="root"
 }
 
+# cd_starttime PID: the process's start time (field 22 of its stat, read
+# after the last ')', since a hostile name may hold spaces and parentheses).
+cd_starttime() {
+	sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $20 }'
+}
+
+# A tracked pid carries its start time: a helper that is not this shell's
+# child (a leaker exec'd by a wrapper) is reaped by someone else, and once
+# the kernel OOM-kills it its pid may be reused (pid_max is 32768) before the
+# cleanup, which must then leave that other process alone.
 cd_track() {
-	CD_PIDS="$CD_PIDS $1"
+	CD_PIDS="$CD_PIDS $1:$(cd_starttime "$1")"
 }
 
 cd_alive() {
 	kill -0 "$1" 2>/dev/null
 }
 
+# cd_ours PID:START: PID is still the process that was tracked, and has not
+# exited (a zombie child needs no signal, only the wait).
+cd_ours() {
+	_p=${1%%:*}
+	[ "$(cd_starttime "$_p")" = "${1#*:}" ] && cd_alive "$_p" &&
+		[ "$(sed 's/.*) //' "/proc/$_p/stat" 2>/dev/null | cut -d' ' -f1)" != Z ]
+}
+
 cd_cleanup() {
 	rc=$?
 	trap - EXIT INT TERM HUP
-	for p in $CD_PIDS; do
-		kill -TERM "$p" 2>/dev/null
+	for e in $CD_PIDS; do
+		cd_ours "$e" && kill -TERM "${e%%:*}" 2>/dev/null
 	done
-	for p in $CD_PIDS; do
+	for e in $CD_PIDS; do
 		i=0
-		while cd_alive "$p" && [ $i -lt 50 ]; do
+		while cd_ours "$e" && [ $i -lt 50 ]; do
 			sleep 0.1
 			i=$((i + 1))
 		done
-		cd_alive "$p" && kill -KILL "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
+		cd_ours "$e" && kill -KILL "${e%%:*}" 2>/dev/null
+		wait "${e%%:*}" 2>/dev/null
 	done
 	if [ $rc -ne 0 ] && [ $rc -ne 77 ]; then
 		for f in "$D"/*/collectd.log "$D"/*/stdout; do
