@@ -17,11 +17,15 @@ LEAKER="$top_builddir/tests/leaker"
 T=$(mktemp -d /tmp/memz-ndfnoom.XXXXXX)
 PPID_=""
 LPIDS=""
+# The leaker is not this shell's child: its wrapper reaps it when the kernel
+# OOM-kills it, and its pid may be reused (pid_max is 32768) by the time this
+# runs. oc_remove kills whatever is left in the cgroup, only this test's
+# helpers; LPIDS holds the wrapper, this shell's child.
 cleanup() {
 	exec 3>&- 2>/dev/null
+	oc_remove
 	for p in $LPIDS $PPID_; do kill "$p" 2>/dev/null; done
 	for p in $LPIDS $PPID_; do wait "$p" 2>/dev/null; done
-	oc_remove
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -43,7 +47,6 @@ oc_exec "$OC_DIR" "$LEAKER" --name "$NAME" --start-mib 8 --rate 2048 \
 LPIDS=$!
 nd_poll 5 grep -qs . "$T/leaker.out" || nd_fail "leaker did not start"
 LPID=$(head -n 1 "$T/leaker.out")
-LPIDS="$LPIDS $LPID"
 t0=$(nd_now_ms)
 
 # call FN, leave its reply's body in $T/body. Its own wait: it runs inside
