@@ -102,12 +102,35 @@ PY
 nd_poll 60 group_alarm_is CLEAR ||
 	nd_fail "alarm memz_group_leak of $NAME did not clear within 60 s of the growth stopping"
 echo "alarm memz_group_leak of $NAME cleared $(nd_secs_since $t1) s after the growth stopped"
+# The alarm is evaluated on its own clock, after the chart: when another
+# group's leak ends, the chart shows none a while before the alarm clears,
+# so the chart and the alarm are read until they agree. A late clear counts
+# only if another group was flagged since the growth stopped.
+warning_for_others() {
+	o=$(others) && [ -n "$o" ] && alarm_is WARNING
+}
+# others_since SECS: groups but the test's flagged in the last SECS
+others_since() {
+	nd_api "$PORT" "/api/v1/data?chart=memz.leaks&after=-$1&points=1&group=max&format=json" \
+		> "$ND_TMP/since.json" &&
+	python3 - "$ND_TMP/since.json" "$NAME" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(" ".join(l for l, v in zip(d["labels"][1:], d["data"][0][1:])
+               if v and l != sys.argv[2]))
+PY
+}
 if nd_poll 60 alarm_is CLEAR; then
 	echo "alarm cleared $(nd_secs_since $t1) s after the growth stopped"
 else
-	o=$(others)
-	[ -n "$o" ] || nd_fail "alarm did not clear within 60 s of the growth stopping, and no other group is flagged"
-	alarm_is WARNING || nd_fail "alarm neither CLEAR nor WARNING"
-	echo "alarm stays WARNING: other leaking groups on this machine: $o"
+	nd_poll 30 eval 'o=""; alarm_is CLEAR || warning_for_others' ||
+		nd_fail "alarm did not clear within 60 s of the growth stopping, and is not WARNING for other flagged groups (flagged: '$(others)')"
+	if [ -n "$o" ]; then
+		echo "alarm stays WARNING: other leaking groups on this machine: $o"
+	else
+		o=$(others_since $(( ($(nd_now_ms) - t1) / 1000 + 1 )))
+		[ -n "$o" ] || nd_fail "alarm did not clear within 60 s of the growth stopping, and no other group was flagged"
+		echo "alarm cleared $(nd_secs_since $t1) s after the growth stopped, held by other leaking groups on this machine: $o"
+	fi
 fi
 exit 0
