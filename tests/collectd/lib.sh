@@ -235,11 +235,13 @@ cd_has_notif() {
 
 # cd_exec_notifications DIR: make the exec plugin (as nobody) write each
 # notification it gets, meta data included, to DIR/notif/. Appends to
-# CD_STOCK.
+# CD_STOCK. Each file appears whole (written aside, then renamed): a test
+# polls for one by its first lines, then reads its meta data and message.
 cd_exec_notifications() {
 	mkdir -p "$1/notif"
 	chmod 777 "$1/notif"
-	printf '#!/bin/sh\ncat >"%s/notif/n.$$"\n' "$1" >"$1/notify.sh"
+	printf '#!/bin/sh\ncat >"%s/notif/.n.$$" && mv "%s/notif/.n.$$" "%s/notif/n.$$"\n' \
+		"$1" "$1" "$1" >"$1/notify.sh"
 	chmod 755 "$1" "$1/notify.sh"
 	CD_STOCK="$CD_STOCK
 LoadPlugin exec
