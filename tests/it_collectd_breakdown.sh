@@ -27,17 +27,17 @@ cd_poll 10 cd_has_val "$A" memz/memory-kernel_residual ||
 	cd_fail "no breakdown values within 10 s"
 echo "first breakdown value after $(cd_since "$t0") s"
 
-sum=0
 for part in free buffers cached slab page_tables process_anon hidden_anon \
 	kernel_residual; do
 	v=$(cd_getval "$A" "memz/memory-$part") || cd_fail "no memz/memory-$part"
 	cd_num_cmp "$v" ">=" 0 || cd_fail "memory-$part is $v"
 	echo "memory-$part = $v"
-	sum=$(awk -v s="$sum" -v v="$v" 'BEGIN { printf "%.0f", s + v }')
 done
+at=$(cd_poll 5 cd_parts_sum "$A") || cd_fail "no dispatch with every part in the csv rows"
+sum=${at#* }
 total=$(awk '/^MemTotal:/ { printf "%.0f", $2 * 1024 }' /proc/meminfo)
 dev=$(awk -v s="$sum" -v t="$total" 'BEGIN { d = (s - t) / t; if (d < 0) d = -d; printf "%.5f", d * 100 }')
-echo "sum of parts $sum B, MemTotal $total B: off by $dev %"
+echo "sum of parts $sum B at ${at% *}, MemTotal $total B: off by $dev %"
 cd_num_cmp "$dev" "<=" 1 || cd_fail "parts do not add up to MemTotal"
 
 # process_anon is what memz could read: as root that is nearly all of it.

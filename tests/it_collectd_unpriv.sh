@@ -35,13 +35,13 @@ cd_poll 10 cd_has_val "$A" memz/memory-kernel_residual ||
 cd_poll 10 cd_has_val "$A" "memz-$MINE/memory-pss" ||
 	cd_fail "nobody's own process $MINE not reported"
 
-sum=0
 for part in free buffers cached slab page_tables process_anon hidden_anon \
 	kernel_residual; do
 	v=$(cd_getval "$A" "memz/memory-$part") || cd_fail "no memz/memory-$part"
 	eval "part_$part=\$v"
-	sum=$(awk -v s="$sum" -v v="$v" 'BEGIN { printf "%.0f", s + v }')
 done
+at=$(cd_poll 5 cd_parts_sum "$A") || cd_fail "no dispatch with every part in the csv rows"
+sum=${at#* }
 total=$(awk '/^MemTotal:/ { printf "%.0f", $2 * 1024 }' /proc/meminfo)
 dev=$(awk -v s="$sum" -v t="$total" 'BEGIN { d = (s - t) / t; if (d < 0) d = -d; printf "%.5f", d * 100 }')
 echo "as nobody: process_anon $part_process_anon B, hidden_anon $part_hidden_anon B, parts off MemTotal by $dev %"

@@ -199,6 +199,27 @@ cd_log_has() {
 	grep -qF -- "$2" "$1/collectd.log" 2>/dev/null
 }
 
+# cd_parts_sum DIR: "EPOCH SUM" of the RAM breakdown's parts (bytes) at the
+# latest dispatch every part has reached, from the csv plugin's rows. The
+# parts add up within one dispatch; a getval of each, one after another,
+# may straddle two, and the machine's free and cached move in between.
+cd_parts_sum() {
+	_h=$(cat "$1/host")
+	for _part in free buffers cached slab page_tables process_anon \
+		hidden_anon kernel_residual; do
+		cat "$1/csv/$_h/memz/memory-$_part"-* 2>/dev/null |
+			grep -v '^epoch' | sed "s/^/$_part,/"
+	done | awk -F, '{ v[$2] += $3; n[$2]++ }
+		END {
+			for (e in n)
+				if (n[e] == 8 && (best == "" || e + 0 > best + 0))
+					best = e
+			if (best == "")
+				exit 1
+			printf "%s %.0f\n", best, v[best]
+		}'
+}
+
 # cd_num_cmp A OP B: numeric comparison of decimal or exponent numbers.
 cd_num_cmp() {
 	awk -v a="$1" -v b="$3" -v op="$2" 'BEGIN {
