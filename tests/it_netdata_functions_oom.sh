@@ -24,8 +24,9 @@ LPIDS=""
 cleanup() {
 	exec 3>&- 2>/dev/null
 	oc_remove
-	for p in $LPIDS $PPID_; do kill "$p" 2>/dev/null; done
-	for p in $LPIDS $PPID_; do wait "$p" 2>/dev/null; done
+	for p in $LPIDS; do nd_ours "$p" && kill "${p%%:*}" 2>/dev/null; done
+	kill "$PPID_" 2>/dev/null
+	for p in $LPIDS $PPID_; do wait "${p%%:*}" 2>/dev/null; done
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -44,7 +45,7 @@ nd_wait_grep "$T/out" '^END' 20 || nd_fail "memz.plugin sent no data"
 NAME="mzfn$$"
 oc_exec "$OC_DIR" "$LEAKER" --name "$NAME" --start-mib 8 --rate 2048 \
 	> "$T/leaker.out" &
-LPIDS=$!
+LPIDS=$(nd_id $!)
 nd_poll 5 grep -qs . "$T/leaker.out" || nd_fail "leaker did not start"
 LPID=$(head -n 1 "$T/leaker.out")
 t0=$(nd_now_ms)

@@ -33,7 +33,7 @@ NAME="mzoomnd$$"
 oc_exec "$OC_DIR" "$LEAKER" --name "$NAME" --start-mib 8 --rate 1024 \
 	> "$ND_TMP/leaker.out" &
 SPID=$!
-ND_EXTRA_PIDS="$SPID"
+ND_EXTRA_PIDS=$(nd_id "$SPID")
 # the leaker prints its pid once it has its name
 nd_poll 5 grep -qs . "$ND_TMP/leaker.out" || nd_fail "leaker did not start"
 LPID=$(head -n 1 "$ND_TMP/leaker.out")

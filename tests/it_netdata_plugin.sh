@@ -13,7 +13,8 @@ NDCHECK="$top_builddir/tests/ndcheck"
 T=$(mktemp -d /tmp/memz-ndplugin.XXXXXX)
 PIDS=""
 cleanup() {
-	for p in $PIDS; do kill "$p" 2>/dev/null; done
+	# only those still running: the rest were waited for, their pids free
+	for p in $PIDS; do nd_ours "$p" && kill "${p%%:*}" 2>/dev/null; done
 	rm -rf "$T"
 }
 trap cleanup EXIT
@@ -25,7 +26,7 @@ unset NETDATA_USER_CONFIG_DIR NETDATA_STOCK_CONFIG_DIR NETDATA_HOST_PREFIX
 ka_start=$(nd_now_ms)
 for v in v1.37.1 v2.8.1; do
 	NETDATA_VERSION=$v "$PLUGIN" 120 < /dev/null > "$T/ka$v.out" 2>/dev/null &
-	PIDS="$PIDS $!"
+	PIDS="$PIDS $(nd_id $!)"
 	eval "ka_pid_$(echo $v | tr -d v.)=$!"
 done
 
@@ -47,7 +48,7 @@ done
 	nd_wait_grep "$T/f.out" uuid-split 10
 } | "$PLUGIN" 1 > "$T/f.out" 2> "$T/f.err" &
 fpid=$!
-PIDS="$PIDS $fpid"
+PIDS="$PIDS $(nd_id $fpid)"
 nd_wait_grep "$T/f.out" "FUNCTION_RESULT_BEGIN uuid-split" 20 || nd_fail "no reply to the split call"
 kill -TERM "$fpid"
 wait "$fpid"
@@ -159,7 +160,7 @@ echo "host prefix: free = $free"
 mkfifo "$T/stdin"
 "$PLUGIN" 1 < "$T/stdin" > "$T/t.out" 2>/dev/null &
 ppid=$!
-PIDS="$PIDS $ppid"
+PIDS="$PIDS $(nd_id $ppid)"
 exec 3> "$T/stdin"
 nd_wait_grep "$T/t.out" '^END' 10 || nd_fail "no data before SIGTERM"
 start=$(nd_now_ms)
@@ -177,7 +178,7 @@ echo "SIGTERM: exit 0 after $took ms"
 mkfifo "$T/full"
 "$PLUGIN" 1 < /dev/null > "$T/full" 2>/dev/null &
 ppid=$!
-PIDS="$PIDS $ppid"
+PIDS="$PIDS $(nd_id $ppid)"
 exec 4< "$T/full"
 in_write() { grep -Eq 'pipe_write|pipe_wait' "/proc/$ppid/wchan" 2>/dev/null; }
 nd_poll 30 in_write || nd_fail "full stdout: the plugin never blocked in write()"
@@ -212,7 +213,7 @@ echo "FIFO meminfo: $(tail -n 1 "$T/ff.err")"
 mkfifo "$T/stdout"
 "$PLUGIN" 1 < /dev/null > "$T/stdout" 2> "$T/p.err" &
 ppid=$!
-PIDS="$PIDS $ppid"
+PIDS="$PIDS $(nd_id $ppid)"
 head -n 3 < "$T/stdout" > /dev/null
 start=$(nd_now_ms)
 nd_poll 5 eval '! kill -0 $ppid 2>/dev/null' || nd_fail "closed stdout: still running"
@@ -260,13 +261,13 @@ print("ready", flush=True)
 signal.pause()
 ' > "$T/maps.out" &
 mapspid=$!
-PIDS="$PIDS $mapspid"
+PIDS="$PIDS $(nd_id $mapspid)"
 nd_wait_grep "$T/maps.out" ready 10 || nd_fail "flood: the many-mappings helper did not start"
 rm -f "$T/stdin"
 mkfifo "$T/stdin"
 "$PLUGIN" 1 < "$T/stdin" > "$T/fl.out" 2> "$T/fl.err" &
 ppid=$!
-PIDS="$PIDS $ppid"
+PIDS="$PIDS $(nd_id $ppid)"
 exec 3> "$T/stdin"
 nd_wait_grep "$T/fl.out" '^END' 10 || nd_fail "flood: no data before the flood"
 python3 -c '
@@ -277,7 +278,7 @@ before=$(grep -c '^BEGIN memz.ram' "$T/fl.out")
 start=$(nd_now_ms)
 cat "$T/flood.txt" >&3 &
 catpid=$!
-PIDS="$PIDS $catpid"
+PIDS="$PIDS $(nd_id $catpid)"
 # two more updates of memz.ram within 4 s while the flood is served
 charts_moved() { [ "$(grep -c '^BEGIN memz.ram' "$T/fl.out")" -ge $((before + 2)) ]; }
 nd_poll 4 charts_moved || nd_fail "flood: charts stopped ($(grep -c '^BEGIN memz.ram' "$T/fl.out") updates, $before before)"
@@ -287,7 +288,7 @@ wait "$catpid"
 # plugin must not finish the flood first
 sed 's/ fl-/ f2-/' "$T/flood.txt" >&3 &
 catpid=$!
-PIDS="$PIDS $catpid"
+PIDS="$PIDS $(nd_id $catpid)"
 nd_wait_grep "$T/fl.out" 'FUNCTION_RESULT_BEGIN f2-' 10 || nd_fail "flood: second flood not answered"
 tstart=$(nd_now_ms)
 kill -TERM "$ppid"
@@ -319,7 +320,7 @@ for v in v1.37.1 v2.8.1; do
 		nd_wait_grep "$T/v$v.out" 'FUNCTION_RESULT_BEGIN v-info' 10
 	} | NETDATA_VERSION=$v "$PLUGIN" 1 > "$T/v$v.out" 2>/dev/null &
 	vpid=$!
-	PIDS="$PIDS $vpid"
+	PIDS="$PIDS $(nd_id $vpid)"
 	nd_wait_grep "$T/v$v.out" 'FUNCTION_RESULT_BEGIN v-info' 20 || nd_fail "$v: no reply"
 	kill -TERM "$vpid"
 	wait "$vpid"
@@ -370,7 +371,7 @@ PY
 printf 'ProcRoot = %s\nSysRoot = %s\nTopGroups = 1000\n' "$T/many/proc" "$T/many/sys" > "$T/cfg/memz.conf"
 NETDATA_USER_CONFIG_DIR="$T/cfg" "$PLUGIN" 1 < /dev/null > "$T/m.out" 2> "$T/m.err" &
 mpid=$!
-PIDS="$PIDS $mpid"
+PIDS="$PIDS $(nd_id $mpid)"
 two_cycles() { [ -f "$T/m.out" ] && [ "$(grep -c '^BEGIN memz.ram' "$T/m.out")" -ge 2 ]; }
 nd_poll 30 two_cycles || nd_fail "700 groups: not two cycles in 30 s (stderr: $(cat "$T/m.err"))"
 kill -TERM "$mpid"

@@ -136,12 +136,33 @@ nd_stop() {
 	rm -f "$1/pid"
 }
 
+# nd_starttime PID: the process's start time (field 22 of its stat, read
+# after the last ')', since a hostile name may hold spaces and parentheses).
+nd_starttime() {
+	sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | awk '{ print $20 }'
+}
+
+# nd_id PID: PID:START, for nd_ours. The shell reaps a background child that
+# exited whenever it waits for another command, and a helper the kernel
+# killed is reaped by its wrapper: either way its pid is free for another
+# process (pid_max is 32768) by the time a cleanup signals it.
+nd_id() { echo "$1:$(nd_starttime "$1")"; }
+
+# nd_ours PID:START: PID is still the process nd_id named.
+nd_ours() {
+	[ "$(nd_starttime "${1%%:*}")" = "${1#*:}" ]
+}
+
 # Stops every netdata this shell started (and its memz.plugin children, which
-# netdata itself stops), then extra pids in ND_EXTRA_PIDS.
+# netdata itself stops), then extra pids in ND_EXTRA_PIDS (PID, or PID:START
+# from nd_id for one that may be gone and its pid reused by then).
 nd_cleanup() {
 	for _d in $ND_DIRS; do nd_stop "$_d"; done
-	for _p in ${ND_EXTRA_PIDS:-}; do kill -TERM "$_p" 2>/dev/null; done
-	for _p in ${ND_EXTRA_PIDS:-}; do wait "$_p" 2>/dev/null; done
+	for _p in ${ND_EXTRA_PIDS:-}; do
+		case $_p in *:*) nd_ours "$_p" || continue ;; esac
+		kill -TERM "${_p%%:*}" 2>/dev/null
+	done
+	for _p in ${ND_EXTRA_PIDS:-}; do wait "${_p%%:*}" 2>/dev/null; done
 	[ -n "${ND_TMP:-}" ] && [ -z "${ND_KEEP:-}" ] && rm -rf "$ND_TMP"
 	return 0
 }
