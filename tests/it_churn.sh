@@ -33,6 +33,9 @@ cleanup() {
 	rm -rf "$TMP"
 }
 trap cleanup EXIT
+# forget PID: a child waited for; its pid is free (and with pid_max 4096
+# soon another process's), so the cleanup must not signal it
+forget() { PIDS=$(echo " $PIDS " | sed "s/ $1 / /"); }
 trap 'exit 1' INT TERM
 fail() {
 	echo "FAIL: $*" >&2
@@ -124,6 +127,7 @@ rss0=$(rss_kib "$plugin")
 fds0=$(fds "$plugin")
 np0=$(nprocs)
 wait "$churn" || fail "the churn itself failed"
+forget "$churn"
 rss1=$(rss_kib "$plugin")
 fds1=$(fds "$plugin")
 np1=$(nprocs)
@@ -131,6 +135,7 @@ kill -0 "$plugin" 2>/dev/null || fail "memz.plugin died: $(cat "$TMP/plugin.err"
 kill -0 "$top" 2>/dev/null || fail "memz top died: $(cat "$TMP/top.err")"
 kill "$top"
 wait "$top"
+forget "$top"
 # charts still coming at the end
 n_begin=$(grep -c '^BEGIN memz.ram' "$TMP/plugin.out")
 [ "$n_begin" -ge $((CHURN_S - 5)) ] || fail "memz.plugin sent memz.ram $n_begin times in ${CHURN_S}+ s"
