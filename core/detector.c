@@ -101,6 +101,7 @@
 
 #include "memz/detector.h"
 #include "detfit_int.h"
+#include "dethist_int.h"
 
 #define SPREAD_TOP3 0.6
 #define QUARTER_MIN 0.3
@@ -855,132 +856,6 @@ static bool quiet(const struct memz_detector *d)
 	       QUIET * d->verdict.rate_bps * ((double)d->rt[last] - d->rt[first]);
 }
 
-/*
- * The four quantised series (detector.h): the short ring's PSS and anon,
- * relative to roff and raoff (themselves relative to base and abase), and
- * the buckets' (minima, maxima, the current bucket's), relative to base
- * and abase. Each has its offset, its unit and its stored values (NONE is
- * skipped).
- */
-enum series_id { S_RING, S_RANON, S_BUCKETS, S_BANON };
-
-struct series {
-	double *off;
-	float *unit;
-	int16_t *v[4];
-	unsigned n[4], k;
-};
-
-static void series_of(struct memz_detector *d, enum series_id id,
-		      struct series *sr)
-{
-	unsigned c = d->has_cur, b = MEMZ_DET_BUCKETS;
-
-	switch (id) {
-	default:
-	case S_RING:
-		*sr = (struct series){ &d->roff, &d->runit, { d->rv },
-				       { d->rcount }, 1 };
-		break;
-	case S_RANON:
-		*sr = (struct series){ &d->raoff, &d->raunit, { d->ra },
-				       { d->rcount }, 1 };
-		break;
-	case S_BUCKETS:
-		*sr = (struct series){ &d->base, &d->unit,
-				       { d->bmin, d->bmax, &d->cur_min,
-					 &d->cur_max },
-				       { b, b, c, c }, 4 };
-		break;
-	case S_BANON:
-		*sr = (struct series){ &d->abase, &d->aunit,
-				       { d->bamin, &d->cur_amin }, { b, c }, 2 };
-		break;
-	}
-}
-
-static inline bool fits(double y, float unit)
-{
-	return fabs(y) <= MEMZ_DET_Q_MAX * (double)unit;
-}
-
-/* y in units, within range (make_room saw to it; the clamp is for the
- * last bit of rounding). */
-static int16_t quantise(double y, float unit)
-{
-	double q = y / unit;
-
-	q = q > MEMZ_DET_Q_MAX ? MEMZ_DET_Q_MAX
-	    : q < -MEMZ_DET_Q_MAX ? -MEMZ_DET_Q_MAX
-				 : q;
-	/* to the nearest, halves away from 0 */
-	return (int16_t)(q < 0 ? q - 0.5 : q + 0.5);
-}
-
-/*
- * Make room for y (relative to the series' offset) in its int16 range:
- * when it does not fit, the offset moves to the middle of what is stored
- * and y (by a multiple of the old unit, so values on the old grid stay on
- * it), and the unit becomes the smallest power of two that holds the whole
- * span within half of the range (headroom, so a climbing series is not
- * requantised on every push). Then every stored value is requantised:
- * exactly, when the unit got finer, to the nearest unit when it grew.
- * Rare: once per doubling of the range, or when the history has climbed
- * past its middle. Returns how far the offset moved.
- *
- * tighten (y NaN): the same when the span fits a unit a quarter of the
- * old or finer, so a span that was wide (a step, a spike) and has left the
- * history gives its precision back, losslessly (the old grid is on the
- * new one). Run when a bucket closes.
- */
-static double make_room(struct memz_detector *d, enum series_id id, double y,
-			bool tighten)
-{
-	struct series sr;
-	int qlo = MEMZ_DET_Q_MAX, qhi = -MEMZ_DET_Q_MAX;
-	double u, lo, hi, c, g, need, nu = MEMZ_DET_UNIT_MIN;
-
-	series_of(d, id, &sr);
-	u = *sr.unit;
-	for (unsigned k = 0; k < sr.k; k++)
-		for (unsigned i = 0; i < sr.n[k]; i++) {
-			int q = sr.v[k][i];
-			if (q == NONE)
-				continue;
-			qlo = q < qlo ? q : qlo;
-			qhi = q > qhi ? q : qhi;
-		}
-	lo = qlo * u;
-	hi = qhi * u;
-	if (!isnan(y)) {
-		lo = qlo > qhi || y < lo ? y : lo;
-		hi = qlo > qhi || y > hi ? y : hi;
-	} else if (qlo > qhi) {
-		return 0; /* nothing stored */
-	}
-	/* the ring's offset moves by whole KiB too (smaps counts in kB), so
-	 * its values stay exact while the unit is a KiB or finer; the
-	 * buckets' by units only: a KiB grid there moves one clear of the
-	 * detector's tests a bucket (a threshold case; nothing else moves) */
-	g = u > 1024 || id >= S_BUCKETS ? u : 1024;
-	c = floor((lo + hi) / (2 * g) + 0.5) * g;
-	need = hi - c > c - lo ? hi - c : c - lo;
-	while (need > 0.5 * MEMZ_DET_Q_MAX * nu)
-		nu *= 2;
-	/* a quarter of the unit at least: a span that swings to and fro
-	 * (allocator churn) is not requantised back and forth */
-	if (tighten && !(nu <= 0.25 * u))
-		return 0;
-	for (unsigned k = 0; k < sr.k; k++)
-		for (unsigned i = 0; i < sr.n[k]; i++)
-			if (sr.v[k][i] != NONE)
-				sr.v[k][i] = quantise((double)sr.v[k][i] * u - c,
-						      (float)nu);
-	*sr.off += c;
-	*sr.unit = (float)nu;
-	return c;
-}
-
 int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 		       double t, double bytes, double anon)
 {
@@ -1018,22 +893,25 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 	/* base and abase stay within MEMZ_DET_BYTES_MAX (see shift), so
 	 * the units stay far inside a float's range */
 	/* the ring's offsets are relative to the bases, which may move */
-	if (!fits(bytes - d->base, d->unit))
-		d->roff -= make_room(d, S_BUCKETS, bytes - d->base, false);
+	if (!memz_dethist_fits(bytes - d->base, d->unit))
+		d->roff -= memz_dethist_make_room(d, MEMZ_DH_BUCKETS,
+						  bytes - d->base, false);
 	y = bytes - d->base;
-	yb = quantise(y, d->unit);
-	if (!fits(y - d->roff, d->runit))
-		make_room(d, S_RING, y - d->roff, false);
-	yr = quantise(y - d->roff, d->runit);
+	yb = memz_dethist_quantise(y, d->unit);
+	if (!memz_dethist_fits(y - d->roff, d->runit))
+		memz_dethist_make_room(d, MEMZ_DH_RING, y - d->roff, false);
+	yr = memz_dethist_quantise(y - d->roff, d->runit);
 	if (!isnan(anon)) {
-		if (!fits(anon - d->abase, d->aunit))
-			d->raoff -= make_room(d, S_BANON, anon - d->abase,
-					      false);
+		if (!memz_dethist_fits(anon - d->abase, d->aunit))
+			d->raoff -= memz_dethist_make_room(d, MEMZ_DH_BANON,
+							   anon - d->abase,
+							   false);
 		ya = anon - d->abase;
-		ab = quantise(ya, d->aunit);
-		if (!fits(ya - d->raoff, d->raunit))
-			make_room(d, S_RANON, ya - d->raoff, false);
-		ar = quantise(ya - d->raoff, d->raunit);
+		ab = memz_dethist_quantise(ya, d->aunit);
+		if (!memz_dethist_fits(ya - d->raoff, d->raunit))
+			memz_dethist_make_room(d, MEMZ_DH_RANON,
+					       ya - d->raoff, false);
+		ar = memz_dethist_quantise(ya - d->raoff, d->raunit);
 	}
 	ring_push(d, t, yr, ar);
 	closed = bucket_push(d, t, yb, ab);
@@ -1041,11 +919,13 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 		/* a wide span leaves the ring in MEMZ_DET_RING samples, the
 		 * buckets in the long horizon: theirs is looked at every
 		 * TIGHTEN_BUCKETS buckets */
-		make_room(d, S_RING, NAN, true);
-		make_room(d, S_RANON, NAN, true);
+		memz_dethist_make_room(d, MEMZ_DH_RING, NAN, true);
+		memz_dethist_make_room(d, MEMZ_DH_RANON, NAN, true);
 		if (!(d->cur_idx % TIGHTEN_BUCKETS)) {
-			d->roff -= make_room(d, S_BUCKETS, NAN, true);
-			d->raoff -= make_room(d, S_BANON, NAN, true);
+			d->roff -= memz_dethist_make_room(d, MEMZ_DH_BUCKETS,
+							  NAN, true);
+			d->raoff -= memz_dethist_make_room(d, MEMZ_DH_BANON,
+							   NAN, true);
 		}
 		d->noise = (float)ring_noise(d);
 		d->bwander = bucket_wander(d);

@@ -17,6 +17,7 @@ libmemz_la_SOURCES += \
 	include/memz/leakparts.h core/leakparts.c \
 	include/memz/detector.h core/detector.c \
 	core/detfit_int.h core/detfit.c \
+	core/dethist_int.h core/dethist.c \
 	include/memz/pace.h core/pace.c \
 	include/memz/budget.h core/budget.c \
 	include/memz/table.h core/table.c core/table_int.h \
@@ -117,6 +118,10 @@ UNIT_TESTS += tests/test_detfit
 check_PROGRAMS += tests/test_detfit
 tests_test_detfit_SOURCES = tests/test_detfit.c tests/check.h
 tests_test_detfit_LDADD = libmemz.la
+UNIT_TESTS += tests/test_dethist
+check_PROGRAMS += tests/test_dethist
+tests_test_dethist_SOURCES = tests/test_dethist.c tests/check.h
+tests_test_dethist_LDADD = libmemz.la
 tests_test_pace_SOURCES = tests/test_pace.c tests/check.h
 tests_test_pace_LDADD = libmemz.la
 tests_test_trace_SOURCES = tests/test_trace.c tests/check.h
