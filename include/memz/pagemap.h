@@ -98,11 +98,12 @@ void memz_pagemap_estimate(uint64_t rss, uint64_t shared,
 			   struct memz_pss_estimate *out);
 
 /* The shared bytes a completed walk leaves: resident pages not mapped
- * exclusively. Both figures it has over-count: present pages include the
- * shared zero page, which smaps and status do not count as resident, and
+ * exclusively. Both figures it has over-count: present pages may include
+ * the shared zero page, which smaps and status do not count as resident, and
  * status's resident at the walk's end (rss_end) includes what the process
  * gained in ranges the walk had passed. The lesser of present - exclusive
- * and rss_end - exclusive is taken. */
+ * and rss_end - exclusive is taken, which holds whether or not the kernel
+ * maps the zero page on a read fault. */
 uint64_t memz_pagemap_shared(const struct memz_pagemap_counts *c,
 			     uint64_t page_size, uint64_t rss_end);
 
