@@ -127,8 +127,9 @@ static void read_system_times(int rootfd, struct memz_inspect *ins)
 	size_t len;
 	const char *p;
 
-	if (!read_small(rootfd, "uptime", buf, sizeof buf, &len))
-		ins->uptime_s = strtod(buf, NULL);
+	if (!read_small(rootfd, "uptime", buf, sizeof buf, &len) &&
+	    memz_parse_uptime(buf, len, &ins->uptime_s))
+		ins->uptime_s = 0;
 	/* /proc/stat can outgrow any fixed buffer on big machines; only btime
 	 * matters here and a truncated read simply leaves it unknown. */
 	if (!read_small(rootfd, "stat", buf, sizeof buf, &len) &&

@@ -593,3 +593,30 @@ int memz_parse_pid(const char *s, size_t len, int *pid)
 	*pid = (int)v;
 	return 0;
 }
+
+int memz_parse_uptime(const char *buf, size_t len, double *out)
+{
+	const char *p = buf, *end = buf + len;
+	unsigned long long whole, frac = 0;
+	double scale = 1;
+
+	if (memz_parse_u64(&p, end, &whole))
+		return -EINVAL;
+	if (p < end && *p == '.') {
+		const char *q = ++p;
+		/* the kernel writes centiseconds; more digits are not a
+		 * different clock, only more of them */
+		for (; p < end && *p >= '0' && *p <= '9' && p - q < 9; p++) {
+			frac = frac * 10 + (unsigned long long)(*p - '0');
+			scale *= 10;
+		}
+		if (p == q)
+			return -EINVAL;
+		while (p < end && *p >= '0' && *p <= '9')
+			p++;
+	}
+	if (p < end && *p != ' ' && *p != '\n')
+		return -EINVAL;
+	*out = (double)whole + (double)frac / scale;
+	return 0;
+}

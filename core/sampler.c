@@ -1,6 +1,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -98,6 +99,7 @@ int memz_sampler_open(struct memz_sampler **out,
 	s->a = a;
 	memz_pidfiles_init(&s->files, a);
 	s->page_size = ps > 0 ? (uint64_t)ps : 4096;
+	s->clk_tck = sysconf(_SC_CLK_TCK);
 	memz_sysfiles_init(&s->sys);
 	memz_oom_init(&s->oom);
 	memz_pace_init(&s->pace);
@@ -312,6 +314,30 @@ static void read_identity(struct memz_sampler *s, struct memz_proc *p)
 	}
 }
 
+/* When p started on the sampler's clock, from its start time and the boot
+ * clock: the detector leaves a process alone while it is young and
+ * growing since birth, so an age must be known, not guessed (unknown
+ * reads as old, as for a process memz found already running). */
+static double born(struct memz_sampler *s, const struct memz_proc *p)
+{
+	char buf[64];
+	size_t len;
+	double up, age;
+
+	if (s->uptime_cycle != s->cycle) {
+		s->uptime_cycle = s->cycle;
+		s->uptime = NAN;
+		if (!memz_read_file_at(s->files.proc_fd, "uptime", buf,
+				       sizeof buf, &len) &&
+		    memz_parse_uptime(buf, len, &up) == 0)
+			s->uptime = up;
+	}
+	if (!(s->uptime >= 0) || s->clk_tck <= 0)
+		return -INFINITY;
+	age = s->uptime - (double)p->start / (double)s->clk_tck;
+	return s->now - (age > 0 ? age : 0);
+}
+
 /* stat gives the identity (start time) and the name; a pid whose stat is
  * gone has exited, which is not an error. */
 static struct memz_proc *discover(struct memz_sampler *s, int pid, int *rc)
@@ -333,6 +359,7 @@ static struct memz_proc *discover(struct memz_sampler *s, int pid, int *rc)
 	memz_table_set_name(s->table, p, ps.comm, strlen(ps.comm));
 	if (!is_new)
 		return p;
+	p->born = born(s, p);
 	s->st->new_procs++;
 	read_identity(s, p);
 	return p;

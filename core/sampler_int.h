@@ -41,6 +41,12 @@ struct memz_sampler {
 
 	struct memz_budget budget; /* CPU time for the exact reads */
 	double now;                /* this cycle's */
+	/* ProcRoot/uptime, read at most once a cycle (the first process
+	 * new that cycle asks): the boot clock start times are counted on;
+	 * NAN when unreadable */
+	double uptime;
+	unsigned uptime_cycle;
+	long clk_tck;
 
 	struct memz_budget_cand *cand;
 	size_t cap_cand;

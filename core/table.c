@@ -323,6 +323,7 @@ struct memz_proc *memz_table_get(struct memz_table *t, int pid,
 	p->start = start;
 	mz_pe(p)->seen = true;
 	mz_pe(p)->first_seen = t->now;
+	p->born = -INFINITY;
 	mz_pe(p)->statm_fd = mz_pe(p)->rollup_fd = -1;
 	memz_detector_init(&p->det);
 	mz_pe(p)->hnext = t->pbucket[pid_slot(t, pid)];

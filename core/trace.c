@@ -10,7 +10,7 @@
 
 static const char *const col_name[MEMZ_TRACE_FIELDS] = {
 	"t", "pid", "start", "name", "pss_kb", "rss_kb", "anon_kb", "swap_kb",
-	"pss_anon_kb", "pss_file_kb", "pss_shmem_kb"
+	"pss_anon_kb", "pss_file_kb", "pss_shmem_kb", "age_s"
 };
 
 void memz_trace_reader_init(struct memz_trace_reader *r, FILE *f,
@@ -204,10 +204,11 @@ static bool parse_t(const char *s, double *out)
 	return *end == '\0' && isfinite(*out);
 }
 
-/* The header of version 2, or of version 1: how many fields a row has. */
+/* The header of version 3, 2 or 1: how many fields a row has. */
 static unsigned header_fields(const struct memz_trace_reader *r, int nf)
 {
-	if (nf != MEMZ_TRACE_FIELDS && nf != MEMZ_TRACE_FIELDS_V1)
+	if (nf != MEMZ_TRACE_FIELDS && nf != MEMZ_TRACE_FIELDS_V2 &&
+	    nf != MEMZ_TRACE_FIELDS_V1)
 		return 0;
 	for (int i = 0; i < nf; i++)
 		if (strcmp(r->field[i], col_name[i]))
@@ -235,8 +236,9 @@ int memz_trace_next(struct memz_trace_reader *r, struct memz_trace_row *row)
 		r->fields = header_fields(r, nf);
 		if (!r->fields)
 			return fail(r, -EINVAL,
-				    "bad header (expected %s, or version 1: %s)",
-				    MEMZ_TRACE_HEADER, MEMZ_TRACE_HEADER_V1);
+				    "bad header (expected %s, or version 2: %s, or version 1: %s)",
+				    MEMZ_TRACE_HEADER, MEMZ_TRACE_HEADER_V2,
+				    MEMZ_TRACE_HEADER_V1);
 		r->header_seen = true;
 	}
 	if ((unsigned)nf != r->fields)
@@ -273,6 +275,15 @@ int memz_trace_next(struct memz_trace_reader *r, struct memz_trace_row *row)
 				    "%s \"%s\" is not a size in KiB (digits, or empty)",
 				    col_name[4 + i], f);
 	}
+	row->has_age = r->fields > MEMZ_TRACE_FIELDS_V2 &&
+		       r->field[MEMZ_TRACE_FIELDS_V2][0] != '\0';
+	row->age = 0;
+	if (row->has_age &&
+	    (!parse_t(r->field[MEMZ_TRACE_FIELDS_V2], &row->age) ||
+	     row->age > MEMZ_TRACE_T_MAX))
+		return fail(r, -EINVAL,
+			    "age_s \"%s\" is not a decimal number of seconds up to %.0f (or empty)",
+			    r->field[MEMZ_TRACE_FIELDS_V2], MEMZ_TRACE_T_MAX);
 	return 1;
 }
 
@@ -294,7 +305,8 @@ int memz_trace_write_row(FILE *f, const struct memz_trace_row *row)
 	bool q = needs_quotes(row->name, row->name_len);
 	int rc = 0;
 
-	if (!(row->t >= 0 && row->t <= MEMZ_TRACE_T_MAX))
+	if (!(row->t >= 0 && row->t <= MEMZ_TRACE_T_MAX) ||
+	    (row->has_age && !(row->age >= 0 && row->age <= MEMZ_TRACE_T_MAX)))
 		return -ERANGE;
 	if (fprintf(f, "%.3f,%d,%llu,", row->t, row->pid, row->start) < 0)
 		return -EIO;
@@ -312,6 +324,9 @@ int memz_trace_write_row(FILE *f, const struct memz_trace_row *row)
 		if (row->has[i])
 			rc |= fprintf(f, "%" PRIu64, row->kb[i]) < 0;
 	}
+	rc |= putc(',', f) == EOF;
+	if (row->has_age)
+		rc |= fprintf(f, "%.2f", row->age) < 0;
 	rc |= putc('\n', f) == EOF;
 	return rc ? -EIO : 0;
 }

@@ -671,9 +671,31 @@ static void test_parse_pid(void)
 	CHECK_INT(pid, -7);
 }
 
+/* uptime: the first field, a decimal; anything else is refused, not read
+ * as 0 (which would make every process as old as the machine). */
+static void test_uptime(void)
+{
+	double up = -1;
+
+	CHECK_INT(memz_parse_uptime("12345.67 9876.54\n", 17, &up), 0);
+	CHECK_NEAR(up, 12345.67, 1e-9);
+	CHECK_INT(memz_parse_uptime("7 1\n", 4, &up), 0);
+	CHECK_NEAR(up, 7, 1e-12);
+	CHECK_INT(memz_parse_uptime("0.123456789012 1", 16, &up), 0);
+	CHECK_NEAR(up, 0.123456789, 1e-9);
+	up = -1;
+	CHECK_INT(memz_parse_uptime("", 0, &up), -EINVAL);
+	CHECK_INT(memz_parse_uptime("x 1\n", 4, &up), -EINVAL);
+	CHECK_INT(memz_parse_uptime("12. 1\n", 6, &up), -EINVAL);
+	CHECK_INT(memz_parse_uptime("1e9 1\n", 6, &up), -EINVAL);
+	CHECK_INT(memz_parse_uptime("-5.0 1\n", 7, &up), -EINVAL);
+	CHECK_NEAR(up, -1, 0);
+}
+
 int main(void)
 {
 	test_parse_pid();
+	test_uptime();
 	test_stat();
 	test_stat_hostile_comm();
 	test_stat_bad();

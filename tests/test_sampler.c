@@ -90,6 +90,10 @@ static void fixture_tree1(void)
 	p = find_pid(&snap, 100);
 	CHECK(p && p->subtree_pss == 36352 * KiB);
 	CHECK(p && p->descendants == 2);
+	/* started 7.00 s after boot, 100.00 s since boot, sampled at 10 */
+	CHECK(p && fabs(p->born - (10.0 - 93.0)) < 1e-9);
+	p = find_pid(&snap, 300);
+	CHECK(p && fabs(p->born - 0.0) < 1e-9);
 	g = group_named(&snap, "worker");
 	CHECK(g != NULL);
 	if (g) {
@@ -865,6 +869,9 @@ static void fixture_real1(void)
 	CHECK(snap.view.n_procs >= 3);
 	CHECK(find_pid(&snap, 2) == NULL); /* kthreadd: no memory of its own */
 	CHECK(find_pid(&snap, 1185) != NULL);
+	/* the capture has no uptime: an age not known is not made up */
+	CHECK(find_pid(&snap, 1185) &&
+	      find_pid(&snap, 1185)->born == -INFINITY);
 	CHECK(snap.stats.kernel_threads >= 1);
 	/* unchanged processes are re-read only every PssRefreshCycles */
 	CHECK(snap.stats.rollup_skipped > 0);

@@ -12,10 +12,11 @@
 
 /* most cases read version 1, which every reader keeps reading */
 #define H MEMZ_TRACE_HEADER_V1 "\n"
-#define H2 MEMZ_TRACE_HEADER "\n"
+#define H2 MEMZ_TRACE_HEADER_V2 "\n"
+#define H3 MEMZ_TRACE_HEADER "\n"
 #define BAD_HEADER \
-	"bad header (expected " MEMZ_TRACE_HEADER ", or version 1: " \
-	MEMZ_TRACE_HEADER_V1 ")"
+	"bad header (expected " MEMZ_TRACE_HEADER ", or version 2: " \
+	MEMZ_TRACE_HEADER_V2 ", or version 1: " MEMZ_TRACE_HEADER_V1 ")"
 
 static struct memz_trace_reader r;
 static struct memz_trace_row row;
@@ -180,11 +181,14 @@ static void round_trip(void)
 			w.kb[k] = i * 10 + (unsigned)k;
 			w.has[k] = k != (int)(i % 4);
 		}
+		w.has_age = i % 2;
+		w.age = 3600.125 * i;
 		CHECK_INT(memz_trace_write_row(f, &w), 0);
 	}
 	fclose(f);
 	CHECK(strstr(buf, MEMZ_TRACE_HEADER "\n") == buf);
-	CHECK(strstr(buf, "\n1.250,2,1001,\"a,b\",10,,12,13,14,15,16\n") != NULL);
+	CHECK(strstr(buf, "\n1.250,2,1001,\"a,b\",10,,12,13,14,15,16,3600.12\n") != NULL);
+	CHECK(strstr(buf, "\n0.000,1,1000,plain,,1,2,3,4,5,6,\n") != NULL);
 	CHECK(strstr(buf, ",\"say \"\"hi\"\"\",") != NULL);
 
 	f = fmemopen(buf, strlen(buf), "r");
@@ -196,6 +200,9 @@ static void round_trip(void)
 		CHECK_INT(row.pid, i + 1);
 		CHECK(!row.has[i % 4]);
 		CHECK_U64(row.kb[(i + 1) % 4], i * 10 + (i + 1) % 4);
+		CHECK(row.has_age == (i % 2 == 1));
+		if (row.has_age)
+			CHECK_NEAR(row.age, 3600.125 * i, 0.006);
 		i++;
 	}
 	CHECK_INT(rc, 0);
@@ -210,7 +217,8 @@ static void version2(void)
 
 	CHECK_INT(READ(H2 "1,7,9,x,100,120,60,0,55,40,5\n", &rows), 0);
 	CHECK_INT(rows, 1);
-	CHECK_INT(r.fields, MEMZ_TRACE_FIELDS);
+	CHECK_INT(r.fields, MEMZ_TRACE_FIELDS_V2);
+	CHECK(!row.has_age);
 	CHECK_U64(row.kb[MEMZ_TRACE_PSS], 100);
 	CHECK_U64(row.kb[MEMZ_TRACE_ANON], 60);
 	CHECK_U64(row.kb[MEMZ_TRACE_PSS_ANON], 55);
@@ -232,6 +240,30 @@ static void version2(void)
 		"x.csv:2: 11 fields, expected 8");
 	rejects(H2 "1,7,9,x,1,1,1,1,1,1,5k\n",
 		"x.csv:2: pss_shmem_kb \"5k\" is not a size in KiB (digits, or empty)");
+}
+
+/* Version 3 adds the process's age; empty is unknown, never zero. */
+static void version3(void)
+{
+	unsigned rows;
+
+	CHECK_INT(READ(H3 "1,7,9,x,100,120,60,0,55,40,5,12.34\n"
+		       "2,7,9,x,100,120,60,0,55,40,5,\n", &rows), 0);
+	CHECK_INT(rows, 2);
+	CHECK_INT(r.fields, MEMZ_TRACE_FIELDS);
+	CHECK(!row.has_age);
+	CHECK_INT(READ(H3 "1,7,9,x,100,120,60,0,55,40,5,86400\n", &rows), 0);
+	CHECK(row.has_age);
+	CHECK_NEAR(row.age, 86400, 1e-9);
+	CHECK_U64(row.kb[MEMZ_TRACE_PSS_SHMEM], 5);
+	rejects(H3 "1,7,9,x,100,120,60,0,55,40,5,-3\n",
+		"x.csv:2: age_s \"-3\" is not a decimal number of seconds up to 1000000000000 (or empty)");
+	rejects(H3 "1,7,9,x,100,120,60,0,55,40,5,1e3\n",
+		"x.csv:2: age_s \"1e3\" is not a decimal number of seconds up to 1000000000000 (or empty)");
+	rejects(H3 "1,7,9,x,100,120,60,0,55,40,5,2000000000000\n",
+		"x.csv:2: age_s \"2000000000000\" is not a decimal number of seconds up to 1000000000000 (or empty)");
+	rejects(H3 "1,7,9,x,100,120,60,0,55,40,5\n",
+		"x.csv:2: 11 fields, expected 12");
 }
 
 /*
@@ -279,6 +311,7 @@ int main(void)
 {
 	good();
 	version2();
+	version3();
 	huge_time();
 	bad();
 	nul_byte();

@@ -65,6 +65,10 @@ static inline uint64_t memz_rollup_uss(const struct memz_rollup *r)
 	return r->private_clean + r->private_dirty;
 }
 
+/* uptime: its first field, seconds since boot (the clock stat's start
+ * times count on), a decimal; -EINVAL for anything else. */
+int memz_parse_uptime(const char *buf, size_t len, double *out);
+
 /* stat: fields up to 22 are required; a comm longer than MEMZ_COMM_MAX - 1
  * bytes is cut (kernel threads' names can be). */
 int memz_parse_stat(const char *buf, size_t len, struct memz_pstat *out);

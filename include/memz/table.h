@@ -65,6 +65,10 @@ struct memz_proc {
 	uint64_t vm_hwm, vm_swap; /* status */
 	uint64_t rss_max_seen;    /* the largest rss memz has seen */
 	double pss_age;           /* s since the last exact read; 0 = this cycle */
+	/* when it started, on the table's clock: -INFINITY when not known
+	 * (the table's default; the sampler and replay set it when it is
+	 * first seen) */
+	double born;
 	int oom_score_adj;
 	bool has_sample;          /* figures this cycle are valid */
 	bool denied;              /* smaps_rollup not readable: EACCES */

@@ -5,6 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,6 +47,8 @@ static int write_cycle(FILE *out, const struct memz_snapshot *snap, double t,
 		row->kb[MEMZ_TRACE_PSS_ANON] = p->mem.pss_anon / 1024;
 		row->kb[MEMZ_TRACE_PSS_FILE] = p->mem.pss_file / 1024;
 		row->kb[MEMZ_TRACE_PSS_SHMEM] = p->mem.pss_shmem / 1024;
+		row->has_age = p->born > -INFINITY && snap->t >= p->born;
+		row->age = row->has_age ? snap->t - p->born : 0;
 		for (int k = 0; k < MEMZ_TRACE_COLS; k++)
 			row->has[k] = readable;
 		/* RSS comes from statm, readable even when smaps_rollup is not */
@@ -124,7 +127,7 @@ int cli_record(int argc, char **argv)
 	}
 	memz_snapshot_init(&snap);
 	cli_catch_signals();
-	fprintf(out, "# memz trace v2, interval %g s\n", interval);
+	fprintf(out, "# memz trace v3, interval %g s\n", interval);
 	if (memz_trace_write_header(out)) {
 		status = 1;
 		goto release;

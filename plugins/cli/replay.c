@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,7 +83,7 @@ static int replay(FILE *f, const char *path, const struct memz_settings *s)
 	struct memz_table *t = NULL;
 	struct memz_table_view v;
 	bool in_cycle = false, groups = s->group_by != MEMZ_GROUP_NONE;
-	double cur = 0;
+	double cur = 0, first_t = 0;
 	int rc, status = 0;
 
 	memz_table_view_init(&v);
@@ -103,12 +104,21 @@ static int replay(FILE *f, const char *path, const struct memz_settings *s)
 			if (in_cycle && end_cycle(t, &v, groups))
 				goto fail;
 			memz_table_begin(t, row->t);
+			if (!in_cycle)
+				first_t = row->t;
 			cur = row->t;
 			in_cycle = true;
 		}
 		p = memz_table_get(t, row->pid, row->start, &is_new);
 		if (!p)
 			goto fail;
+		/* a trace before version 3 has no age: a process that
+		 * appears after the first cycle started about then, one in
+		 * the first cycle was already running, for how long is not
+		 * known (as when memz starts on a busy machine) */
+		if (is_new)
+			p->born = row->has_age ? row->t - row->age
+				  : row->t > first_t ? row->t : -INFINITY;
 		/* a process may exec and change its comm under the same pid */
 		if ((is_new || !p->name || strcmp(p->name, row->name)) &&
 		    memz_table_set_name(t, p, row->name, row->name_len))
