@@ -40,17 +40,9 @@
  * ring; a suffix must begin where the series changed course (the samples
  * before it lie above its line extended back) and stand above the prior
  * peak.
- * Once flagged it holds while, in some suffix, the slope stays above half
- * of LeakMinRate, the drawdown rule holds and the last quarter still rises
- * (by QUARTER_HOLD). When that fails the verdict still stands for RECENT
- * buckets, the time the long horizon gives a leak that went quiet (and in
- * a fresh series until the long horizon has LONG_FAST buckets), unless
- * a fresh start comes first or the series has gone quiet (QUIET), and
- * the long horizon keeps any standing verdict, whichever horizon started
- * it, while its hold rule is met:
- * a leak that climbs in spurts under allocator churn is one verdict, not
- * one per spurt, while a leak that stopped clears as soon as the ring
- * shows it.
+ * A fresh start while a verdict stands renews it (its figures and the
+ * rate it is held to); how a verdict holds, and clears once its growth
+ * stops, is "Holding" below.
  *
  * Long horizon (buckets over LeakLongHorizon, judged when a bucket closes,
  * over the whole history and every suffix down to LONG_FAST buckets):
@@ -76,12 +68,14 @@
  *     highest bucket before it (a saw-tooth's next ramp does not);
  *   - the floor rose by more than WANDER_LONG times the deepest fall
  *     between closed buckets: the floor of allocator churn drifts up by
- *     its range when the walk ends high, and it has fallen by as much.
- * It holds (any standing verdict, whichever horizon started it) while the
- * slope stays above half of LeakSlowMinRate, R² above half of LeakMinR2
- * and the recent floor rises by RECENT_HOLD; for a bursty leak "recent"
- * spans the widest gap between its bursts (rises of at least BURST_SHARE
- * of the largest: the floor of noise drifts up between them too).
+ *     its range when the walk ends high, and it has fallen by as much;
+ *     unless the window is the whole history and its floor rose evenly
+ *     (even_rise): a saw-tooth whose troughs climb falls back by its
+ *     amplitude every period, and leaks all the same.
+ * A verdict of the long horizon does not start while the ring shows the
+ * growth stopped since the buckets closed, nor within RECENT + 1 buckets
+ * of a verdict that cleared (its recent buckets hold the growth that
+ * stopped).
  *
  * Either verdict starts only when the anonymous memory rose along with PSS
  * (by ANON_SHARE of the rise, first part of the window to the last): PSS
@@ -105,17 +99,14 @@
 
 #define SPREAD_TOP3 0.6
 #define QUARTER_MIN 0.3
-#define QUARTER_HOLD 0.15
 #define PEAK_MARGIN 0.5
 #define LONG_MIN 10
 #define THIRD_MIN 0.25
 #define RECENT 3
 #define RECENT_MIN 0.25
-#define RECENT_HOLD 0.1
 #define NOISE_MULT 6.0
 #define LONG_FAST 4
 #define FAST_NOISE_MULT 2.0
-#define QUIET 0.1
 #define ANON_SHARE 0.5
 #define SPREAD_MEDIAN 0.5
 #define BURST_SHARE 0.25
@@ -305,7 +296,7 @@ static float bucket_wander(const struct memz_detector *d)
  * are walked: under churn many windows pass preselect and fail here.
  */
 static bool quarters_pass(const struct memz_sums *sfx, unsigned j, unsigned m,
-			  const double *x, const double *y, bool held)
+			  const double *x, const double *y)
 {
 	unsigned n = m - j, b[5];
 	double qx[4], qy[4], slope, sxx;
@@ -324,9 +315,6 @@ static bool quarters_pass(const struct memz_sums *sfx, unsigned j, unsigned m,
 	sxx = n * sfx[j].xx - sfx[j].x * sfx[j].x;
 	slope = (n * sfx[j].xy - sfx[j].x * sfx[j].y) / sxx;
 	/* a byte of slack for the sums' rounding */
-	if (held)
-		return qy[3] - qy[2] + 1 >=
-		       QUARTER_HOLD * slack * slope * (qx[3] - qx[2]);
 	for (unsigned q = 1; q < 4; q++)
 		if (qy[q] - qy[q - 1] + 1 <
 		    QUARTER_MIN * slack * slope * (qx[q] - qx[q - 1]))
@@ -385,16 +373,15 @@ static double median_rise(const double *y, unsigned m)
  * One window of the short horizon, x[0..m) (times relative to t0), y
  * (PSS), with its sums; its anon is the ring's from slot `first` on
  * (converted only here: few windows get this far). Does it start a
- * verdict (held: keep one)? pre: how many ring samples precede the
- * window (x[-pre..0)); a
- * window that starts
- * later than the ring must begin where the series changed course, and the
- * history before it must say where the series stood (the prior peak).
+ * verdict? pre: how many ring samples precede the window (x[-pre..0)); a
+ * window that starts later than the ring must begin where the series
+ * changed course, and the history before it must say where the series
+ * stood (the prior peak).
  */
 static bool short_window(const struct memz_detector *d,
 			 const struct memz_settings *s, const struct memz_sums *sum,
 			 const double *x, const double *y, unsigned first,
-			 unsigned m, unsigned pre, double wander, bool held,
+			 unsigned m, unsigned pre, double wander,
 			 struct memz_fit *f)
 {
 	bool later = pre > 0;
@@ -408,7 +395,7 @@ static bool short_window(const struct memz_detector *d,
 	growth = f->slope * (f->x1 - f->x0);
 	/* the churn of an allocator rises as far as it wanders; first, as
 	 * under churn most windows fail here */
-	if (!held && growth <= WANDER_SHORT * wander)
+	if (growth <= WANDER_SHORT * wander)
 		return false;
 	/* then the drawdown, out at the first dip too deep */
 	limit = s->leak_max_dip * growth;
@@ -420,13 +407,11 @@ static bool short_window(const struct memz_detector *d,
 			return false;
 	}
 	/* then where the series stood before */
-	if (!held) {
-		have_peak = prior_peak(d, d->t0 + x[0], &peak);
-		if (later && !(have_peak && changed(x, y, pre, f)))
-			return false;
-		if (have_peak && f->y1 < peak + PEAK_MARGIN * growth)
-			return false;
-	}
+	have_peak = prior_peak(d, d->t0 + x[0], &peak);
+	if (later && !(have_peak && changed(x, y, pre, f)))
+		return false;
+	if (have_peak && f->y1 < peak + PEAK_MARGIN * growth)
+		return false;
 	for (unsigned i = 0; i < m; i++) {
 		unsigned q = i * 4 / m;
 		qx[q] += x[i];
@@ -437,10 +422,6 @@ static bool short_window(const struct memz_detector *d,
 		qx[q] /= qn[q];
 		qy[q] /= qn[q];
 	}
-	if (held)
-		return f->slope >= 0.5 * s->leak_min_rate &&
-		       qy[3] - qy[2] >= QUARTER_HOLD * f->slope * (qx[3] - qx[2]);
-
 	for (unsigned i = 1; i < m; i++) {
 		double up = y[i] - y[i - 1];
 		if (up <= 0)
@@ -493,7 +474,6 @@ static void assess_short(struct memz_detector *d, const struct memz_settings *s,
 	unsigned m = d->rcount, start, need, upto = 1;
 	double slope, r2, hi, fall = 0;
 	struct memz_fit f;
-	bool held = d->short_leak;
 
 	memset(v, 0, sizeof *v);
 	v->horizon = MEMZ_HORIZON_SHORT;
@@ -524,12 +504,11 @@ static void assess_short(struct memz_detector *d, const struct memz_settings *s,
 		unsigned n = m - j;
 
 		if (!memz_sums_preselect(&sfx[j], n,
-					 (held ? 0.5 : RATE_FLOOR) *
-						 s->leak_min_rate,
-					 held ? 0 : s->leak_min_r2) ||
-		    (!held && !memz_sums_rate_bound(&sfx[j], n,
-						    s->leak_min_rate, RATE_SE)) ||
-		    !quarters_pass(sfx, j, m, x, y, held))
+					 RATE_FLOOR * s->leak_min_rate,
+					 s->leak_min_r2) ||
+		    !memz_sums_rate_bound(&sfx[j], n, s->leak_min_rate,
+					  RATE_SE) ||
+		    !quarters_pass(sfx, j, m, x, y))
 			continue;
 		/* the fall within the ring before the window, as far as
 		 * a window got this far */
@@ -541,8 +520,7 @@ static void assess_short(struct memz_detector *d, const struct memz_settings *s,
 		}
 		if (!short_window(d, s, &sfx[j], x + j, y + j,
 				  (start + j) % MEMZ_DET_RING, n, j,
-				  fall > d->bwander ? fall : d->bwander, held,
-				  &f))
+				  fall > d->bwander ? fall : d->bwander, &f))
 			continue;
 		d->short_leak = true;
 		v->rate_bps = f.slope;
@@ -557,16 +535,31 @@ static void assess_short(struct memz_detector *d, const struct memz_settings *s,
 				   m, need);
 }
 
-/* Median absolute step of the short ring: the series' own noise scale. */
+/* The series' own noise scale: the median absolute step of the short
+ * ring between samples in its lower half. A batch job's spikes above the
+ * series (a third of the samples, sampled every 10 s) are steps too, but
+ * not between two of those. */
 static double ring_noise(const struct memz_detector *d)
 {
-	double st[MEMZ_DET_RING];
+	double st[MEMZ_DET_RING], v[MEMZ_DET_RING], mid;
 	unsigned m = d->rcount, start = m == MEMZ_DET_RING ? d->rhead : 0, n = 0;
 
+	for (unsigned i = 0; i < m; i++)
+		v[i] = d->rv[(start + i) % MEMZ_DET_RING];
+	mid = memz_fit_median(v, m);
 	for (unsigned i = 1; i < m; i++) {
 		unsigned a = (start + i - 1) % MEMZ_DET_RING,
 			 b = (start + i) % MEMZ_DET_RING;
-		st[n++] = fabs(((double)d->rv[b] - d->rv[a]) * d->runit);
+		if (d->rv[a] <= mid && d->rv[b] <= mid)
+			st[n++] = fabs(((double)d->rv[b] - d->rv[a]) * d->runit);
+	}
+	if (n < 4) {
+		n = 0;
+		for (unsigned i = 1; i < m; i++) {
+			unsigned a = (start + i - 1) % MEMZ_DET_RING,
+				 b = (start + i) % MEMZ_DET_RING;
+			st[n++] = fabs(((double)d->rv[b] - d->rv[a]) * d->runit);
+		}
 	}
 	return memz_fit_median(st, n);
 }
@@ -593,6 +586,27 @@ static bool peak_before(const struct memz_detector *d, int64_t idx,
 }
 
 /*
+ * Whether the floor rose evenly over the whole history: in each of
+ * EVEN_PARTS parts by EVEN_MIN of what the slope predicts. A saw-tooth
+ * whose troughs rise does; a bounded random walk, whose floor climbs only
+ * in its last excursion, does not, however far both have fallen back.
+ */
+#define EVEN_PARTS 6
+#define EVEN_MIN 0.5
+static bool even_rise(const double *x, const double *env, unsigned nb,
+		      double slope)
+{
+	if (nb < 2 * EVEN_PARTS)
+		return false;
+	for (unsigned i = 0; i < EVEN_PARTS; i++) {
+		unsigned a = i * nb / EVEN_PARTS, b = (i + 1) * nb / EVEN_PARTS - 1;
+		if (env[b] - env[a] < EVEN_MIN * slope * (x[b] - x[a]))
+			return false;
+	}
+	return true;
+}
+
+/*
  * One window of the long horizon: bucket centres x[0..nb), floor env, anon
  * floor aenv; first: its first bucket's number. `later`: the horizon holds
  * older buckets than the window.
@@ -600,49 +614,26 @@ static bool peak_before(const struct memz_detector *d, int64_t idx,
 static bool long_window(const struct memz_detector *d,
 			const struct memz_settings *s, const double *x,
 			const double *env, const double *aenv, unsigned nb,
-			int64_t first, bool later, bool held, struct memz_fit *f)
+			int64_t first, bool later, struct memz_fit *f)
 {
 	unsigned r = RECENT;
 	double rec, peak = 0;
 
 	if (!memz_fit_ols(x, env, nb, f) || !(f->slope > 0))
 		return false;
-	/*
-	 * "Recent" spans RECENT buckets, or for a leak that grows in bursts
-	 * one more than the widest gap between its floor's rises: a leak is
-	 * not over before it has been quiet for longer than it ever was.
-	 */
-	if (held) {
-		unsigned last = 0, gap = 0;
-		double big = d->noise;
-		/* a rise counts when it is a burst's share, not the drift of
-		 * the floor of noise near the end (several noise widths) */
-		for (unsigned k = 1; k < nb; k++)
-			if (BURST_SHARE * (env[k] - env[k - 1]) > big)
-				big = BURST_SHARE * (env[k] - env[k - 1]);
-		for (unsigned k = 1; k < nb; k++) {
-			if (env[k] - env[k - 1] <= big)
-				continue;
-			if (last && k - last > gap)
-				gap = k - last;
-			last = k;
-		}
-		if (gap + 1 > r)
-			r = gap + 1;
-	}
-	if (r > nb / 3 && !held)
+	if (r > nb / 3)
 		r = nb / 3;
-	if (r > nb - 1)
-		r = nb - 1;
 	if (r < 1)
 		r = 1;
 	rec = (env[nb - 1] - env[nb - 1 - r]) /
 	      (f->slope * (x[nb - 1] - x[nb - 1 - r]));
-	if (held)
-		return f->slope >= 0.5 * s->leak_slow_min_rate &&
-		       f->r2 >= 0.5 * s->leak_min_r2 && rec >= RECENT_HOLD;
-
-	if (!(f->slope >= s->leak_slow_min_rate && f->r2 >= s->leak_min_r2 &&
+	/* LeakSlowMinRate within RATE_SE standard errors, as for the short
+	 * horizon: a leak at the threshold itself fits a floor a hair
+	 * under it as often as over */
+	if (!((f->slope >= s->leak_slow_min_rate ||
+	       (f->slope >= RATE_FLOOR * s->leak_slow_min_rate &&
+		f->slope + RATE_SE * memz_fit_se(f) >= s->leak_slow_min_rate)) &&
+	      f->r2 >= s->leak_min_r2 &&
 	      rec >= RECENT_MIN && env[nb - 1] - env[0] > NOISE_MULT * d->noise))
 		return false;
 	if (nb < LONG_MIN) {
@@ -669,7 +660,8 @@ static bool long_window(const struct memz_detector *d,
 	 * back to where the series has been */
 	if (later && (!peak_before(d, first, &peak) || env[nb - 1] <= peak))
 		return false;
-	if (env[nb - 1] - env[0] <= WANDER_LONG * d->bwander)
+	if (env[nb - 1] - env[0] <= WANDER_LONG * d->bwander &&
+	    (later || !even_rise(x, env, nb, f->slope)))
 		return false;
 	return owned(aenv[0], aenv[nb - 1], env[nb - 1] - env[0]);
 }
@@ -690,8 +682,6 @@ static void judge_long(struct memz_detector *d, const struct memz_settings *s,
 	double horizon_n = s->leak_long_horizon / d->bucket_w;
 	unsigned nb = 0;
 	struct memz_fit f;
-	/* a verdict the short horizon started is the long one's to keep */
-	bool held = d->long_leak || d->verdict.leak;
 
 	memset(v, 0, sizeof *v);
 	v->horizon = MEMZ_HORIZON_LONG;
@@ -725,13 +715,13 @@ static void judge_long(struct memz_detector *d, const struct memz_settings *s,
 	memz_sums_suffixes(x, env, nb, sfx);
 	for (unsigned j = 0; j + LONG_FAST <= nb; j++) {
 		unsigned n = nb - j;
-		double k = held ? 0.5 : 1;
 
-		if (!memz_sums_preselect(&sfx[j], n, k * s->leak_slow_min_rate,
-			       k * s->leak_min_r2))
+		if (!memz_sums_preselect(&sfx[j], n,
+					 RATE_FLOOR * s->leak_slow_min_rate,
+					 s->leak_min_r2))
 			continue;
 		if (!long_window(d, s, x + j, env + j, aenv + j, n, idx[j],
-				 j > 0, held, &f))
+				 j > 0, &f))
 			continue;
 		d->long_leak = true;
 		v->rate_bps = f.slope;
@@ -775,6 +765,7 @@ static void ring_push(struct memz_detector *d, double t, int16_t y, int16_t a)
 		double shift = t - d->t0;
 		for (unsigned i = 0; i < d->rcount; i++)
 			d->rt[i] = (float)((double)d->rt[i] - shift);
+		d->hold_t = (float)((double)d->hold_t - shift);
 		d->t0 = t;
 	}
 	if (d->rcount < MEMZ_DET_RING) {
@@ -832,34 +823,290 @@ static bool bucket_push(struct memz_detector *d, double t, int16_t y, int16_t a)
 }
 
 /*
- * Whether the latest half ring moved less than QUIET of what the standing
- * verdict's rate would have added over it: the growth stopped, so a lost
- * short verdict need not stand its grace out. Under churn the series keeps
- * moving and the verdict stands.
+ * Holding: a standing verdict lasts while the series keeps growing at a
+ * good share of the rate it was flagged at, and not a push longer.
+ *
+ * Ring regime (a series that climbs in a line or in stairs): the series is
+ * expected to grow from its last high at HOLD_RATE of the verdict's rate;
+ * where it stands at or above that line the line starts again from it,
+ * and once it falls behind by more than the slack the growth has stopped.
+ * The slack is HOLD_MIN_S of growth at the expected rate (so a clean leak
+ * that stops clears HOLD_MIN_S / HOLD_RATE later), or HOLD_STEP of the
+ * largest stair the ring shows (a stair leak clears half a period after
+ * its next stair failed to come), or HOLD_NOISE widths of its noise,
+ * whichever is most. A creep far below the flagged rate falls behind as a
+ * stop does.
+ *
+ * Floor regime (a series so noisy that its slack would take more than
+ * HOLD_MAX_S of growth at the expected rate, or whose ring dips below
+ * that line by more than the slack even while it leaks, or whose history
+ * fell further than the slack between buckets: spikes above a slow leak,
+ * allocator churn around it): judged when a bucket closes, by the floor of the buckets
+ * (their suffix minima, as the long horizon sees it). It holds while the
+ * floor rose by HOLD_FRAC of what the rate predicts over the last buckets:
+ * RECENT of them, or one more than the widest gap between the floor's
+ * rises (a bursty leak is not over before it has been quiet for longer
+ * than it ever was), or as many as growth at the rate needs to stand out
+ * of how far the series wanders. Slow growth under noise cannot be told
+ * stopped sooner than that.
  */
-static bool quiet(const struct memz_detector *d)
-{
-	unsigned n = MEMZ_DET_RING / 2;
-	unsigned last = (d->rhead + MEMZ_DET_RING - 1) % MEMZ_DET_RING;
-	unsigned first = (last + MEMZ_DET_RING - (n - 1)) % MEMZ_DET_RING;
-	int16_t lo, hi;
+#define HOLD_RATE 0.5
+#define HOLD_MIN_S 20.0
+#define HOLD_STEP 0.75
+#define HOLD_NOISE 10.0
+#define HOLD_MAX_S 90.0
+#define HOLD_FRAC 0.25
+#define HOLD_WANDER 2.0
 
-	if (d->rcount < MEMZ_DET_RING)
-		return false;
-	lo = hi = d->rv[first];
-	for (unsigned i = 1; i < n; i++) {
-		int16_t v = d->rv[(first + i) % MEMZ_DET_RING];
-		lo = v < lo ? v : lo;
-		hi = v > hi ? v : hi;
+/* The ring, oldest first: times relative to t0, values relative to base. */
+static unsigned ring_values(const struct memz_detector *d, double *x,
+			    double *y)
+{
+	unsigned m = d->rcount, start = m == MEMZ_DET_RING ? d->rhead : 0;
+
+	for (unsigned i = 0; i < m; i++) {
+		unsigned k = (start + i) % MEMZ_DET_RING;
+		x[i] = d->rt[k];
+		y[i] = rval(d, d->rv[k]);
 	}
-	return ((double)hi - lo) * d->runit <
-	       QUIET * d->verdict.rate_bps * ((double)d->rt[last] - d->rt[first]);
+	return m;
+}
+
+/* The noise of the ring about its own trend: a robust width (the median
+ * absolute deviation) of its steps, less their median, over sqrt 2. */
+static double ring_sigma(const double *y, unsigned m)
+{
+	double st[MEMZ_DET_RING], dev[MEMZ_DET_RING], med;
+
+	if (m < 3)
+		return 0;
+	for (unsigned i = 0; i + 1 < m; i++)
+		st[i] = y[i + 1] - y[i];
+	med = memz_fit_median(st, m - 1);
+	for (unsigned i = 0; i + 1 < m; i++)
+		dev[i] = fabs(y[i + 1] - y[i] - med);
+	/* a median over few steps can be half the truth: a short ring's
+	 * noise is taken wider, as a full ring's would be at worst */
+	return 1.4826 * memz_fit_median(dev, m - 1) / M_SQRT2 *
+	       sqrt((double)MEMZ_DET_RING / m);
+}
+
+/* The ring regime's rule over the ring's samples: where the expected line
+ * stands last, and whether the series fell behind it by more than the
+ * slack: BEHIND_DIPPED (and caught up again: a dip, so the ring cannot
+ * hold this series), BEHIND_NOW (at its last sample: the growth stopped,
+ * or a spike just ended), either or both. */
+enum { BEHIND_DIPPED = 1, BEHIND_NOW = 2 };
+static int behind(const double *x, const double *y, unsigned m, double rate,
+		  double slack, double *ly, double *lt)
+{
+	int fell = 0;
+	bool out = false;
+
+	*ly = y[0];
+	*lt = x[0];
+	for (unsigned i = 1; i < m; i++) {
+		double want = *ly + HOLD_RATE * rate * (x[i] - *lt);
+
+		if (y[i] >= want) {
+			if (out)
+				fell |= BEHIND_DIPPED;
+			out = false;
+			*ly = y[i];
+			*lt = x[i];
+		} else if (want - y[i] > slack) {
+			out = true;
+		}
+	}
+	return fell | (out ? BEHIND_NOW : 0);
+}
+
+/* The closed buckets' floor, oldest first: the suffix minima of their
+ * minima, as the long horizon sees it. Returns how many. */
+static unsigned floor_env(const struct memz_detector *d, double *env)
+{
+	unsigned nb = 0;
+
+	for (int64_t n = d->cur_idx - MEMZ_DET_BUCKETS; n < d->cur_idx; n++)
+		if (d->bmin[slot(n)] != NONE)
+			env[nb++] = val(d, d->bmin[slot(n)]);
+	for (unsigned k = nb - (nb > 0); k-- > 0;)
+		if (env[k + 1] < env[k])
+			env[k] = env[k + 1];
+	return nb;
+}
+
+/* The stair of a leak that rises in bursts further apart than the ring
+ * reaches: the largest rise of the buckets' floor, when it towers over
+ * the typical one (BURSTY times the median rise); else 0. */
+#define BURSTY 3.0
+static double bucket_stair(const struct memz_detector *d)
+{
+	double env[MEMZ_DET_BUCKETS], up[MEMZ_DET_BUCKETS], big = 0;
+	unsigned nb = floor_env(d, env);
+
+	if (nb < 3)
+		return 0;
+	for (unsigned k = 1; k < nb; k++) {
+		up[k - 1] = env[k] - env[k - 1];
+		if (up[k - 1] > big)
+			big = up[k - 1];
+	}
+	return big > BURSTY * memz_fit_median(up, nb - 1) ? big : 0;
+}
+
+/* The ring regime's slack for `rate` over the ring y[0..m); *noisy: the
+ * ring's noise is so wide that growth at the rate would not show a stop
+ * for HOLD_MAX_S (then the floor regime holds). */
+static double ring_slack(const struct memz_detector *d, const double *y,
+			 unsigned m, double rate, bool *noisy)
+{
+	double fl[MEMZ_DET_RING], slack, stair = bucket_stair(d),
+					 sigma = ring_sigma(y, m);
+
+	/* the largest stair: a rise of the floor (the suffix minima), so a
+	 * spike that comes back down is none; or the buckets' */
+	for (unsigned i = m; i-- > 0;)
+		fl[i] = i + 1 < m && fl[i + 1] < y[i] ? fl[i + 1] : y[i];
+	for (unsigned i = 1; i < m; i++)
+		if (fl[i] - fl[i - 1] > stair)
+			stair = fl[i] - fl[i - 1];
+	slack = HOLD_RATE * rate * HOLD_MIN_S;
+	if (HOLD_STEP * stair > slack)
+		slack = HOLD_STEP * stair;
+	*noisy = false;
+	if (HOLD_NOISE * sigma > slack) {
+		slack = HOLD_NOISE * sigma;
+		*noisy = slack > HOLD_RATE * rate * HOLD_MAX_S;
+	}
+	return slack;
+}
+
+/*
+ * A verdict starts (or a fresh start renews it) at `rate`, on the last n
+ * samples of the ring (the window it was judged on; all of them for the
+ * long horizon): its slack and its regime from them. A series that dipped
+ * behind the expected line and came back, while it rose at this rate, is
+ * held by its floor instead; one that fell behind only at its end has
+ * stopped (the ring then clears it). Returns what behind() says.
+ */
+static int hold_begin(struct memz_detector *d, double rate, unsigned n)
+{
+	double x[MEMZ_DET_RING], y[MEMZ_DET_RING];
+	unsigned m = ring_values(d, x, y), from = n < m ? m - n : 0;
+	double slack, ly = 0, lt = 0;
+	bool noisy;
+	int fell;
+
+	slack = ring_slack(d, y + from, m - from, rate, &noisy);
+	fell = m - from > 1 ? behind(x + from, y + from, m - from, rate, slack,
+				     &ly, &lt)
+			    : 0;
+	d->hold_rate = (float)rate;
+	d->hold_slack = (float)slack;
+	/* the ring is short: a series that fell further than the slack
+	 * between buckets (bwander) dips too */
+	d->hold_floor = noisy || (fell & BEHIND_DIPPED) || d->bwander > slack;
+	d->hold_y = (float)ly;
+	d->hold_t = (float)lt;
+	return fell;
+}
+
+/* Whether the ring's last HOLD_MIN_S seconds (or its last half, if that is
+ * longer) rose by less than HOLD_FRAC of what `rate` would add: growth
+ * that stopped, not a saw-tooth's trough or a spike's end, which climb
+ * again. The floor of its first and last thirds is compared, so a spike
+ * at either end is not growth. Only a ring clear of noise at that rate
+ * can tell. */
+static bool ring_flat_end(const struct memz_detector *d, double rate)
+{
+	double x[MEMZ_DET_RING], y[MEMZ_DET_RING], lo, hi;
+	unsigned m = ring_values(d, x, y), i = m / 2, k;
+	bool noisy;
+
+	ring_slack(d, y, m, rate, &noisy);
+	if (noisy || m < 3)
+		return false;
+	while (i > 0 && x[m - 1] - x[i] < HOLD_MIN_S)
+		i--;
+	k = (m - i + 2) / 3;
+	lo = y[i];
+	hi = y[m - 1];
+	for (unsigned j = 0; j < k; j++) {
+		if (y[i + j] < lo)
+			lo = y[i + j];
+		if (y[m - 1 - j] < hi)
+			hi = y[m - 1 - j];
+	}
+	return hi - lo < HOLD_FRAC * rate * (x[m - 1] - x[i]);
+}
+
+/* Whether a verdict cleared so lately that the long horizon's recent
+ * buckets (RECENT, and the one the growth stopped in before the clear)
+ * still hold the growth that stopped. */
+static bool recently_cleared(const struct memz_detector *d, double t)
+{
+	return d->verdict.since != 0 &&
+	       t - d->verdict.since < (RECENT + 1) * d->bucket_w;
+}
+
+/* The ring regime, one push on: false once the growth has stopped. */
+static bool ring_holds(struct memz_detector *d, double x, double y)
+{
+	double want = d->hold_y + HOLD_RATE * d->hold_rate * (x - d->hold_t);
+
+	if (y >= want) {
+		d->hold_y = (float)y;
+		d->hold_t = (float)x;
+		return true;
+	}
+	return want - y <= d->hold_slack;
+}
+
+/* The floor regime, when a bucket closes (see above). */
+static bool floor_holds(const struct memz_detector *d)
+{
+	double env[MEMZ_DET_BUCKETS], rate = d->hold_rate, w = d->bucket_w;
+	unsigned nb = floor_env(d, env), r = RECENT, last = 0, gap = 0, need;
+	double big = d->noise;
+	/* a rise counts when it is a burst's share, not the drift of the
+	 * floor of noise near the end (several noise widths) */
+	for (unsigned k = 1; k < nb; k++)
+		if (BURST_SHARE * (env[k] - env[k - 1]) > big)
+			big = BURST_SHARE * (env[k] - env[k - 1]);
+	for (unsigned k = 1; k < nb; k++) {
+		if (env[k] - env[k - 1] <= big)
+			continue;
+		if (last && k - last > gap)
+			gap = k - last;
+		last = k;
+	}
+	if (gap + 1 > r)
+		r = gap + 1;
+	need = (unsigned)ceil(HOLD_WANDER * (d->bwander > d->noise ? d->bwander
+								    : d->noise) /
+			      (HOLD_FRAC * rate * w));
+	if (need > r)
+		r = need;
+	/* too little history to tell, or too little of it since the
+	 * verdict started (the buckets before it hold no growth): it stands */
+	if (r + 1 > nb || d->t_last - d->verdict.since < r * w)
+		return true;
+	return env[nb - 1] - env[nb - 1 - r] >= HOLD_FRAC * rate * r * w;
+}
+
+/* The buckets' offset (base) moved by c: what is kept relative to it
+ * stays where it was. */
+static void move_base(struct memz_detector *d, double c)
+{
+	d->roff -= c;
+	d->hold_y = (float)(d->hold_y - c);
 }
 
 int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 		       double t, double bytes, double anon)
 {
-	bool was = d->verdict.leak, closed, short_was;
+	bool was = d->verdict.leak, closed;
 	double since = d->verdict.since;
 	struct memz_verdict sv;
 	double w = memz_detector_bucket_width(s);
@@ -894,8 +1141,8 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 	 * the units stay far inside a float's range */
 	/* the ring's offsets are relative to the bases, which may move */
 	if (!memz_dethist_fits(bytes - d->base, d->unit))
-		d->roff -= memz_dethist_make_room(d, MEMZ_DH_BUCKETS,
-						  bytes - d->base, false);
+		move_base(d, memz_dethist_make_room(d, MEMZ_DH_BUCKETS,
+						    bytes - d->base, false));
 	y = bytes - d->base;
 	yb = memz_dethist_quantise(y, d->unit);
 	if (!memz_dethist_fits(y - d->roff, d->runit))
@@ -922,8 +1169,8 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 		memz_dethist_make_room(d, MEMZ_DH_RING, NAN, true);
 		memz_dethist_make_room(d, MEMZ_DH_RANON, NAN, true);
 		if (!(d->cur_idx % TIGHTEN_BUCKETS)) {
-			d->roff -= memz_dethist_make_room(d, MEMZ_DH_BUCKETS,
-							  NAN, true);
+			move_base(d, memz_dethist_make_room(
+					     d, MEMZ_DH_BUCKETS, NAN, true));
 			d->raoff -= memz_dethist_make_room(d, MEMZ_DH_BANON,
 							   NAN, true);
 		}
@@ -931,28 +1178,66 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 		d->bwander = bucket_wander(d);
 		assess_long(d, s);
 	}
-	short_was = d->short_leak;
 	assess_short(d, s, &sv);
-	if (short_was && !d->short_leak) {
-		/* and at least until the long horizon can judge it (a fresh
-		 * series has too few buckets): under churn a leak's first
-		 * climb is lost before its floor shows */
-		double until = t + RECENT * w,
-		       ready = ((double)d->idx0 + LONG_FAST + 1) * w;
-		if (until < ready)
-			until = ready;
-		if (d->grace_until < until)
-			d->grace_until = until;
-	}
-	if (was && !d->short_leak && !d->long_leak && t < d->grace_until &&
-	    !quiet(d))
-		return 0; /* the verdict stands, with its figures */
+	if (was) {
+		unsigned last = (d->rhead + d->rcount - 1) % MEMZ_DET_RING;
 
-	if (d->short_leak || (!d->long_leak && sv.samples))
+		/* a noisy series is held by its floor, at the rate the long
+		 * horizon sees once it sees one (a first climb under churn
+		 * is steeper than the leak beneath it) */
+		/* a history that has since fallen further than the slack
+		 * dips: its floor holds it from now on */
+		if (closed && !d->hold_floor && d->bwander > d->hold_slack)
+			d->hold_floor = true;
+		if (d->hold_floor && closed && d->long_leak) {
+			long_verdict(d, &d->verdict);
+			d->verdict.leak = true;
+			d->verdict.since = since;
+			d->hold_rate = d->lv.rate_bps;
+		}
+		if (d->hold_floor ? !closed || floor_holds(d)
+				  : ring_holds(d, d->rt[last],
+					       rval(d, d->rv[last]))) {
+			/* a fresh start renews what the ring holds it to;
+			 * a climb under churn is no news to the floor */
+			if (d->short_leak && !d->hold_floor) {
+				d->verdict = sv;
+				d->verdict.since = since;
+				hold_begin(d, sv.rate_bps, sv.samples);
+			}
+			return 0;
+		}
+		/* the growth stopped, fresh start or not */
+		d->short_leak = false;
+	} else if (d->short_leak) {
+		/* unless the ring shows it stopped since (a climb that ended
+		 * a few samples ago still fits a line) */
+		if (!(hold_begin(d, sv.rate_bps, sv.samples) & BEHIND_NOW)) {
+			d->verdict = sv;
+			d->verdict.since = t;
+			return 1;
+		}
+		d->short_leak = false;
+	} else if (closed && d->long_leak && !recently_cleared(d, t)) {
+		struct memz_verdict lv;
+
+		/* the long horizon judged buckets that closed; the ring
+		 * may already show the growth stopped since */
+		long_verdict(d, &lv);
+		if (!((hold_begin(d, lv.rate_bps, MEMZ_DET_RING) & BEHIND_NOW) &&
+		      ring_flat_end(d, lv.rate_bps))) {
+			d->verdict = lv;
+			d->verdict.since = t;
+			return 1;
+		}
+	}
+	/* not flagged: the figures of a level fit, and since when its last
+	 * verdict cleared */
+	if (sv.samples)
 		d->verdict = sv;
 	else
 		long_verdict(d, &d->verdict);
-	d->verdict.leak = d->short_leak || d->long_leak;
-	d->verdict.since = d->verdict.leak ? (was ? since : t) : 0;
-	return d->verdict.leak != was;
+	d->verdict.leak = false;
+	d->verdict.since = was ? t : since;
+	return was;
 }

@@ -50,6 +50,10 @@ enum shape {
 	FILEMAP,  /* PSS climbs at rate (a mapped file read through), anon flat */
 	REDIVIDE, /* shared `size` re-divided as one of 20 sharers exits every
 		   * `period`: PSS rises, RSS and anon flat */
+	CREEP,    /* linear at rate until `until`, then at `size` B/s */
+	STAIRS_STOP, /* `size` every `period` until `until`, then flat */
+	SPIKY,    /* linear at rate, and `size` more for the first 5 s of
+		   * every `period` (a batch job's allocation, freed) */
 };
 
 struct series {
@@ -121,6 +125,14 @@ static double value(const struct series *c, double t)
 		return base + c->rate * t;
 	case REDIVIDE:
 		return base + c->size / (20 - fmin(19, floor(t / c->period)));
+	case STAIRS_STOP:
+		return base + c->size * floor(fmin(t, c->until) / c->period);
+	case CREEP:
+		return base + c->rate * fmin(t, c->until) +
+		       (t > c->until ? c->size * (t - c->until) : 0);
+	case SPIKY:
+		return base + c->rate * t +
+		       (fmod(t, c->period) < 5 ? c->size : 0);
 	}
 	return base;
 }
@@ -180,11 +192,12 @@ static void run(const struct series *c, double dt, double duration,
 		if (PUSH(&d, &s, 1000 + t, v, a) <= 0)
 			continue;
 		if (getenv("DETECTOR_DEBUG"))
-			fprintf(stderr, "  t=%.0f %s rate=%.0f r2=%.3f n=%u %s conf=%d\n",
+			fprintf(stderr, "  t=%.0f %s rate=%.0f r2=%.3f n=%u %s conf=%d held by %s, slack %.0f\n",
 				t, d.verdict.leak ? "LEAK" : "clear",
 				d.verdict.rate_bps, d.verdict.r2, d.verdict.samples,
 				d.verdict.horizon ? "long" : "short",
-				d.verdict.confidence);
+				d.verdict.confidence,
+				d.hold_floor ? "floor" : "ring", d.hold_slack);
 		if (d.verdict.leak) {
 			o->starts++;
 			if (o->first < 0) {
@@ -223,7 +236,8 @@ static unsigned samples_since(double t, double t0, double dt)
  * Must flag within `within` seconds and stay flagged while it grows. A
  * saw-tooth's first ramp is a leak as far as anyone can tell, so a verdict
  * may come and go before `after`; then at most one may start after it, and
- * none only when the first verdict never cleared. Over every seed; prints
+ * none only when one that stood at `after` never cleared. Over every seed;
+ * prints
  * the worst latency (and, for a late leak, in samples since its onset).
  */
 static void must_flag(const struct series *c, double dt, double within,
@@ -244,9 +258,10 @@ static void must_flag(const struct series *c, double dt, double within,
 			CHECK(o.first > c->until);
 		CHECK(o.flagged_at_end);
 		if (after) {
+			/* one verdict stands from `after` on: it started
+			 * then, or before and never cleared since */
 			CHECK(o.starts_after == 1 ||
-			      (o.starts_after == 0 && o.starts == 1 &&
-			       o.last_clear < 0));
+			      (o.starts_after == 0 && o.clear_after < 0));
 			if (o.first_after > worst_after)
 				worst_after = o.first_after;
 		} else {
@@ -356,6 +371,11 @@ static void flags(void)
 		"saw 20 MiB/120 s, floor 8 KiB/s", SAW_RISING, 8 * KiB, 20 * MiB,
 		120, 64 * KiB, 0
 	};
+	/* batch jobs beside the leak: 48 MiB for 5 s every 30 s */
+	static const struct series spiky[] = {
+		{ "slow 1 KiB/s under 48 MiB spikes", SPIKY, KiB, 48 * MiB, 30, 16 * KiB, 0 },
+		{ "8 KiB/s under 48 MiB spikes", SPIKY, 8 * KiB, 48 * MiB, 30, 16 * KiB, 0 },
+	};
 	static const struct series expo[] = {
 		{ "exp 256 B/s doubling 10 min", SLOW_EXP, 256, 0, 600, 16 * KiB, 0 },
 		{ "exp 4 KiB/s doubling 2 min", EXPONENTIAL, 4 * KiB, 0, 120, 16 * KiB, 0 },
@@ -372,6 +392,10 @@ static void flags(void)
 		must_flag(&bursts[0], dt, 900, 3600, 0);
 		must_flag(&bursts[1], dt, 3600, 7200, 0);
 		must_flag(&saw, dt, 2700, 3600, saw.period);
+		/* 45 min at 1 KiB/s; a third of the samples on a spike at
+		 * 10 s leaves the floor fewer, and it takes up to an hour */
+		must_flag(&spiky[0], dt, k ? 3600 : 2700, 4200, 0);
+		must_flag(&spiky[1], dt, 1200, 3600, 0);
 		must_flag(&expo[0], dt, 2700, 3600, 0);
 		must_flag(&expo[1], dt, 600, 900, 0);
 	}
@@ -418,7 +442,9 @@ static void flags_late(void)
 		double dt = k ? 10 : 1;
 		for (size_t i = 0; i < sizeof stairs / sizeof stairs[0]; i++)
 			must_flag(&stairs[i], dt, stairs[i].until + 300, 3600, 0);
-		must_flag(&churn, dt, 900, 3600, 0);
+		/* a fresh series' first climbs may be flagged and clear
+		 * (the process table leaves young processes alone) */
+		must_flag(&churn, dt, 900, 3600, 600);
 	}
 }
 
@@ -431,6 +457,7 @@ static void not_flags(void)
 	};
 	static const struct series steps[] = {
 		{ "one step of 256 MiB", STEP, 0, 256 * MiB, 0, 64 * KiB, 0 },
+		{ "one step of 2 MiB", STEP, 0, 2 * MiB, 0, 4 * KiB, 0 },
 		{ "four steps of 32 MiB in 9 s", STEPS, 0, 32 * MiB, 0, 64 * KiB, 0 },
 	};
 	static const struct series saw = {
@@ -483,19 +510,40 @@ static void not_flags(void)
 	}
 }
 
+/*
+ * Growth that stops clears within 60 s at 1 s and within 3 samples at
+ * 10 s, however long it grew; so does growth that goes on as a creep far
+ * below the rate it was flagged at. A slow leak under noise as wide as
+ * seconds of its growth cannot always be told stopped that soon: 8 KiB/s
+ * under 16 KiB of noise clears within 60 s on most seeds, but where the
+ * noise looked wider when it was flagged its floor is judged by the
+ * bucket, and it clears within 5 minutes.
+ */
 static void clears(void)
 {
 	static const struct series warm[] = {
 		{ "warm-up 4 MiB/s for 60 s", WARMUP, 4 * MiB, 0, 0, 64 * KiB, 60 },
 		{ "warm-up 256 KiB/s for 10 min", WARMUP, 256 * KiB, 0, 0, 64 * KiB, 600 },
 		{ "leak 128 KiB/s stops at 20 min", STOPS, 128 * KiB, 0, 0, 64 * KiB, 1200 },
-		{ "leak 8 KiB/s stops at 40 min", STOPS, 8 * KiB, 0, 0, 16 * KiB, 2400 },
+		{ "leak 1 MiB/s stops at 50 min", STOPS, MiB, 0, 0, 256 * KiB, 3000 },
+		{ "128 KiB/s, then 0.5 KiB/s creep", CREEP, 128 * KiB, 512, 0, 16 * KiB, 1200 },
+	};
+	/* a stair leak is over once a stair has failed to come: 60 s after
+	 * the last of stairs 30 s apart, at either cadence */
+	static const struct series stairs = {
+		"stairs 4 MiB / 30 s stop at 20 min", STAIRS_STOP, 0, 4 * MiB, 30,
+		32 * KiB, 1200
+	};
+	static const struct series slow = {
+		"leak 8 KiB/s stops at 40 min", STOPS, 8 * KiB, 0, 0, 16 * KiB, 2400
 	};
 
 	for (int k = 0; k < 2; k++) {
 		double dt = k ? 10 : 1;
 		for (size_t i = 0; i < sizeof warm / sizeof warm[0]; i++)
-			must_clear(&warm[i], dt, 450, 3600);
+			must_clear(&warm[i], dt, k ? 30 : 60, 3600);
+		must_clear(&stairs, dt, 60, 3600);
+		must_clear(&slow, dt, 300, 3600);
 	}
 }
 
@@ -586,10 +634,8 @@ static void flat(void)
 	CHECK_NEAR(d.verdict.rate_bps, 0, 0);
 	CHECK_INT(d.verdict.samples, MEMZ_DET_RING);
 
-	/* one that stopped growing but keeps moving (allocator churn) keeps
-	 * its verdict three buckets (180 s) after the short horizon lets go,
-	 * within half a ring of the growth stopping, and clears within five
-	 * minutes of it, as the long horizon lets go too */
+	/* one that stopped growing but keeps moving (allocator churn) clears
+	 * as soon: the moving is not growth */
 	memz_detector_init(&d);
 	cleared = 0;
 	for (int i = 0; i < 60; i++)
@@ -599,11 +645,9 @@ static void flat(void)
 			cleared++;
 			cleared_t = i;
 		}
-		if (i < 60 + 180)
-			CHECK(d.verdict.leak);
 	}
 	CHECK_INT(cleared, 1);
-	CHECK(cleared_t >= 60 + 180 && cleared_t <= 60 + 300);
+	CHECK(cleared_t >= 60 + 10 && cleared_t <= 60 + 60);
 	CHECK(!d.verdict.leak);
 	for (int i = 0; i < MEMZ_DET_RING; i++)
 		PUSHV(&d, &s, 400 + i, 360 * MiB);
@@ -805,8 +849,9 @@ static void bucket_numbers_reanchor(void)
 	CHECK(fresh->verdict.leak);
 	CHECK(old->verdict.leak);
 	CHECK_INT(old->verdict.horizon, fresh->verdict.horizon);
-	CHECK_NEAR(old->verdict.rate_bps, fresh->verdict.rate_bps, 1.0);
-	CHECK_NEAR(old->verdict.rate_bps, 8192, 100);
+	CHECK_NEAR(old->verdict.rate_bps, fresh->verdict.rate_bps, 100);
+	/* the rate it was flagged or last renewed at */
+	CHECK_NEAR(old->verdict.rate_bps, 8192, 1200);
 	free(old);
 	free(fresh);
 }

@@ -92,7 +92,7 @@ struct memz_verdict {
  * made on every push and kept nowhere): a verdict of the long horizon, but
  * for since (the push gives it), in what its figures need. */
 struct memz_det_long {
-	double rate_bps, r2;
+	float rate_bps, r2;
 	uint8_t samples; /* buckets: at most MEMZ_DET_BUCKETS */
 	int8_t confidence;
 	bool leak;
@@ -102,12 +102,17 @@ struct memz_det_long {
 struct memz_detector {
 	struct memz_verdict verdict;
 	struct memz_det_long lv;
+	/* While a verdict stands, what holds it (detector.c, "Holding"):
+	 * the rate it stands for (B/s), the level the series is expected to
+	 * grow from (relative to base) and when it stood there (relative to
+	 * t0), and how far it may fall behind that growth (bytes) before the
+	 * growth counts as stopped. */
+	float hold_rate, hold_y, hold_t, hold_slack;
 
 	double base, abase; /* the buckets' offsets (see above) */
 	double roff, raoff; /* the ring's, relative to base and abase */
 	double t0;          /* short-ring times are relative to this */
 	double t_last;
-	double grace_until; /* a short verdict lost stands until then */
 	double bucket_w;    /* s; 0 until the first push */
 	int64_t idx0;       /* the first bucket's number */
 	int64_t cur_idx;    /* the number of the bucket being filled */
@@ -128,7 +133,8 @@ struct memz_detector {
 
 	uint8_t rhead, rcount;
 	bool has_cur;
-	bool short_leak, long_leak;
+	bool short_leak, long_leak; /* the start rules' latest answers */
+	bool hold_floor; /* held by the long horizon's floor, not the ring */
 };
 
 /* Empty history, no verdict. Never allocates. */
