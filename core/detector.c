@@ -1241,3 +1241,13 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 	d->verdict.since = was ? t : since;
 	return was;
 }
+
+bool memz_detector_withhold(struct memz_detector *d)
+{
+	if (!d->verdict.leak)
+		return false;
+	d->verdict.leak = false;
+	d->verdict.since = 0;
+	d->short_leak = d->long_leak = false;
+	return true;
+}

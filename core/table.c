@@ -33,6 +33,8 @@ struct memz_table {
 
 	regex_t re[MEMZ_LIST_MAX];
 	unsigned n_re;
+	regex_t ignore[MEMZ_LIST_MAX + 1]; /* LeakIgnore, then memz's own */
+	unsigned n_ignore;
 
 	void (*on_retire)(struct memz_proc *p, void *ctx);
 	void *retire_ctx;
@@ -95,6 +97,19 @@ int memz_table_new(struct memz_table **out, const struct memz_settings *s,
 		}
 		t->n_re = i + 1;
 	}
+	for (unsigned i = 0; i <= s->leak_ignore.n; i++) {
+		/* memz's own processes last: its tables filling up are not a
+		 * leak, and an operator could not act on one anyway */
+		const char *pat = i < s->leak_ignore.n ? s->leak_ignore.item[i]
+						       : "^memz(\\.plugin)?$";
+
+		if (memz_regex_compile(&t->ignore[i], "LeakIgnore", pat, NULL,
+				       0)) {
+			memz_table_free(&t);
+			return -EINVAL;
+		}
+		t->n_ignore = i + 1;
+	}
 	*out = t;
 	return 0;
 }
@@ -135,6 +150,8 @@ void memz_table_free(struct memz_table **tp)
 	free_group_list(t, t->gfree);
 	for (unsigned i = 0; i < t->n_re; i++)
 		regfree(&t->re[i]);
+	for (unsigned i = 0; i < t->n_ignore; i++)
+		regfree(&t->ignore[i]);
 	memz_intern_release(&t->names);
 	memz_free(t->a, &t->pbucket);
 	memz_free(t->a, &t->gbucket);
@@ -323,6 +340,7 @@ struct memz_proc *memz_table_get(struct memz_table *t, int pid,
 	p->start = start;
 	mz_pe(p)->seen = true;
 	mz_pe(p)->first_seen = t->now;
+	mz_pe(p)->exec_t = -INFINITY;
 	p->born = -INFINITY;
 	mz_pe(p)->statm_fd = mz_pe(p)->rollup_fd = -1;
 	memz_detector_init(&p->det);
@@ -334,6 +352,8 @@ struct memz_proc *memz_table_get(struct memz_table *t, int pid,
 	*is_new = true;
 	return p;
 }
+
+static bool ignored(const struct memz_table *t, const char *name);
 
 static int set_interned(struct memz_table *t, const char **field,
 			const char *s, size_t len)
@@ -353,7 +373,20 @@ static int set_interned(struct memz_table *t, const char **field,
 int memz_table_set_name(struct memz_table *t, struct memz_proc *p,
 			const char *name, size_t len)
 {
-	return set_interned(t, &p->name, name, len);
+	const char *was = p->name;
+	int rc = set_interned(t, &p->name, name, len);
+
+	/* a name is matched when it changes (exec), not every cycle; a
+	 * new program starts up anew */
+	if (!rc && p->name != was) {
+		mz_pe(p)->ignored = ignored(t, p->name);
+		if (was) {
+			mz_pe(p)->exec_t = t->now;
+			mz_pe(p)->settled = false;
+			mz_pe(p)->settle_t = 0;
+		}
+	}
+	return rc;
 }
 
 int memz_table_set_exe(struct memz_table *t, struct memz_proc *p,
@@ -435,6 +468,7 @@ static struct memz_group *group_get(struct memz_table *t, const char *key,
 	}
 	mz_ge(g)->hash = h;
 	mz_ge(g)->fresh = true;
+	mz_ge(g)->ignored = ignored(t, g->name);
 	memz_detector_init(&g->det);
 	mz_ge(g)->hnext = t->gbucket[h & (t->gcap - 1)];
 	t->gbucket[h & (t->gcap - 1)] = g;
@@ -510,12 +544,83 @@ static int by_pss_desc(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* The detector's anonymous figure: every process with an address space
- * has an anonymous stack, so 0 is a figure nobody read (a trace's empty
- * field), and then PSS alone decides. */
-static double owned_anon(uint64_t anonymous)
+/*
+ * The detector's owned figure: the memory the process alone holds, so that
+ * its growth is the process's own doing. Anonymous memory, and the shared
+ * memory (memfd, tmpfs, SysV) only it maps: a shmem page mapped by k
+ * processes adds 1/k to Pss_Shmem and 1 to Rss, so Pss_Shmem less what
+ * all its pages lack of being exclusive (Rss - Pss) bounds its exclusive
+ * shmem from below. A memfd it fills grows the bound as fast as its PSS;
+ * a database backend touching more of the shared buffers others map too
+ * grows Rss faster than Pss, and the bound not at all; a file read
+ * through is not shmem. Every process with an address space has an
+ * anonymous stack, so an Anonymous of 0 is a figure nobody read (a
+ * trace's empty field), and then PSS alone decides (NaN).
+ */
+static double owned(const struct memz_proc *p)
 {
-	return anonymous ? (double)anonymous : NAN;
+	double excl;
+
+	if (!p->mem.anonymous)
+		return NAN;
+	excl = (double)p->mem.pss_shmem - ((double)p->mem.rss - (double)p->mem.pss);
+	return (double)p->mem.anonymous + (excl > 0 ? excl : 0);
+}
+
+/* The owned figure as a sum's term: 0 when not known. */
+static double owned0(const struct memz_proc *p)
+{
+	double o = owned(p);
+
+	return isnan(o) ? 0 : o;
+}
+
+/* A group's owned figure: its members' summed (0: none known). */
+static double group_owned(const struct memz_group *g)
+{
+	return mz_ge(g)->owned > 0 ? mz_ge(g)->owned : NAN;
+}
+
+/*
+ * Whether p is not judged yet (table.h, warming): growth since its program
+ * started (an exec starts it anew) is start-up, until what it owns has
+ * held within SETTLE_ABS (or SETTLE_REL of itself) for LeakSettle, or it
+ * is LeakWarmup old. What it owns, not its PSS, which moves as other
+ * processes map and unmap the libraries it shares. An age not known reads
+ * as old, as for a process found already running. (A process that sat
+ * idle and then works, xz waiting on a pipe, is judged like one that sat
+ * idle and then leaks: its verdict clears when its growth stops.)
+ */
+#define SETTLE_ABS (64.0 * 1024)
+#define SETTLE_REL 0.01
+static bool warming(const struct memz_table *t, struct memz_proc *p)
+{
+	struct mz_proc_entry *e = mz_pe(p);
+	double o = owned(p), tol, start = p->born > e->exec_t ? p->born : e->exec_t;
+
+	if (e->ignored)
+		return true;
+	if (e->settled || !(t->now - start < t->s.leak_warmup))
+		return false;
+	if (isnan(o))
+		o = (double)p->mem.pss;
+	tol = SETTLE_REL * o > SETTLE_ABS ? SETTLE_REL * o : SETTLE_ABS;
+	if (!e->settle_t || fabs(o - e->settle_ref) > tol) {
+		e->settle_ref = (float)o;
+		e->settle_t = t->now;
+	} else if (t->now - e->settle_t >= t->s.leak_settle) {
+		e->settled = true;
+		return false;
+	}
+	return true;
+}
+
+static bool ignored(const struct memz_table *t, const char *name)
+{
+	for (unsigned i = 0; name && i < t->n_ignore; i++)
+		if (!regexec(&t->ignore[i], name, 0, NULL, 0))
+			return true;
+	return false;
 }
 
 static int sum_groups(struct memz_table *t, struct memz_table_view *v)
@@ -531,7 +636,7 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 		g->members = 0;
 		g->threads = 0;
 		g->pss = g->uss = g->rss = g->swap = g->anon = 0;
-		mz_ge(g)->anonymous = 0;
+		mz_ge(g)->owned = 0;
 	}
 	for (size_t i = 0; i < v->n_procs; i++) {
 		struct memz_proc *p = t->procs[i];
@@ -552,22 +657,25 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 		g->rss += p->mem.rss;
 		g->swap += p->mem.swap;
 		g->anon += p->mem.pss_anon;
-		mz_ge(g)->anonymous += p->mem.anonymous;
+		mz_ge(g)->owned += owned0(p);
 		if (mz_pe(p)->prev_group != g) {
 			/* joined (or moved here): its PSS is not growth, nor,
 			 * for a while, is its start-up growth, unless it
 			 * founded the group (then the group is its series) */
 			mz_ge(g)->join_delta += (double)p->mem.pss;
-			mz_ge(g)->join_anon += (double)p->mem.anonymous;
+			mz_ge(g)->join_anon += owned0(p);
 			if (mz_pe(p)->prev_group) {
 				mz_ge(mz_pe(p)->prev_group)->join_delta -= mz_pe(p)->prev_pss;
 				mz_ge(mz_pe(p)->prev_group)->join_anon -= mz_pe(p)->prev_anon;
 			}
 			mz_pe(p)->joined_t = mz_ge(g)->fresh ? -1 : t->now;
-		} else if (mz_pe(p)->joined_t >= 0 &&
-			   t->now - mz_pe(p)->joined_t < t->s.leak_join_settle) {
+		} else if (p->warming ||
+			   (mz_pe(p)->joined_t >= 0 &&
+			    t->now - mz_pe(p)->joined_t < t->s.leak_join_settle)) {
+			/* nor is the growth of a member not judged yet (a
+			 * compiler in a group of compilers) */
 			mz_ge(g)->join_delta += (double)p->mem.pss - mz_pe(p)->prev_pss;
-			mz_ge(g)->join_anon += (double)p->mem.anonymous - mz_pe(p)->prev_anon;
+			mz_ge(g)->join_anon += owned0(p) - mz_pe(p)->prev_anon;
 		}
 	}
 	/* live but unsampled this cycle: they left their group */
@@ -607,7 +715,8 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 		memz_detector_rebase(&g->det, mz_ge(g)->join_delta);
 		memz_detector_rebase_anon(&g->det, mz_ge(g)->join_anon);
 		if (memz_detector_push(&g->det, &t->s, t->now, (double)g->pss,
-				       owned_anon(mz_ge(g)->anonymous)) > 0)
+				       group_owned(g)) > 0 &&
+		    !(mz_ge(g)->ignored && memz_detector_withhold(&g->det)))
 			add_event(t, g->det.verdict.leak ? MEMZ_EVENT_LEAK
 							 : MEMZ_EVENT_CLEAR,
 				  true, mz_ge(g)->solo_pid, mz_ge(g)->solo_start, g->name,
@@ -715,8 +824,11 @@ int memz_table_end(struct memz_table *t, struct memz_table_view *v)
 		p = t->procs[i];
 		if (p->mem.rss > p->rss_max_seen)
 			p->rss_max_seen = p->mem.rss;
+		p->warming = warming(t, p);
 		memz_detector_push(&p->det, &t->s, t->now, (double)p->mem.pss,
-				   owned_anon(p->mem.anonymous));
+				   owned(p));
+		if (p->warming)
+			memz_detector_withhold(&p->det);
 	}
 	v->groups = NULL;
 	v->n_groups = t->n_view_groups = 0;
@@ -726,7 +838,7 @@ int memz_table_end(struct memz_table *t, struct memz_table_view *v)
 	for (p = t->live; p; p = mz_pe(p)->lnext) {
 		mz_pe(p)->prev_group = p->has_sample ? p->group : NULL;
 		mz_pe(p)->prev_pss = (double)p->mem.pss;
-		mz_pe(p)->prev_anon = (double)p->mem.anonymous;
+		mz_pe(p)->prev_anon = owned0(p);
 		if (!p->has_sample)
 			p->group = NULL;
 	}

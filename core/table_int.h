@@ -35,6 +35,11 @@ struct mz_proc_entry {
 	double prev_pss;
 	double prev_anon; /* Anonymous, as prev_pss */
 	double walk_t;    /* when its last pagemap walk completed */
+	/* settling (table.c, warming): since when its PSS has held within
+	 * SETTLE_ABS or SETTLE_REL of settle_ref (bytes) */
+	double settle_t;
+	double exec_t; /* when its name last changed (an exec), or -INFINITY */
+	float settle_ref; /* owned bytes */
 	struct memz_group *prev_group; /* group last cycle, for membership */
 	int statm_fd, rollup_fd;
 	struct memz_statm_pages statm_at_exact, statm_last;
@@ -51,6 +56,8 @@ struct mz_proc_entry {
 	bool no_access;  /* smaps_rollup refused once: not retried */
 	bool announced;  /* a leak event went out for it, a clear has not */
 	bool rechecked;  /* name and cgroup re-read since it was flagged */
+	bool settled;    /* its PSS held still for LeakSettle once */
+	bool ignored;    /* LeakIgnore, or one of memz's own: never judged */
 	struct memz_proc *hnext, *lnext;
 };
 
@@ -62,7 +69,8 @@ struct mz_group_entry {
 	unsigned long long solo_start;
 	double join_delta; /* PSS that joined minus PSS that left this cycle */
 	double join_anon;  /* the same for Anonymous */
-	uint64_t anonymous; /* Anonymous summed: the detector's owned figure */
+	double owned; /* the members' owned figures summed (table.c, owned) */
+	bool ignored; /* LeakIgnore, or one of memz's own */
 	uint32_t hash;
 	struct memz_group *hnext, *lnext;
 };

@@ -954,6 +954,9 @@ static void fixture_oom(void)
 		 "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n");
 	put_file(to, "proc/300/cgroup", "4:memory:/\n0::/\n");
 	memz_settings_init(&set);
+	/* its leaking children are young: judged from birth here, as
+	 * warm-up is test_table's */
+	set.leak_warmup = 0;
 	settings_under(&set, to);
 	memz_settings_set(&set, "MaxOpenFiles", "0", NULL, 0);
 	memz_settings_set(&set, "GroupBy", "none", NULL, 0);

@@ -281,6 +281,203 @@ static void startup_churn(void)
 	memz_table_free(&t);
 }
 
+/* Events of one cycle: leak starts of processes (is_group false) or of
+ * groups, for the name given (NULL: any). */
+static unsigned leak_events(const struct memz_table_view *v, bool groups,
+			    const char *name)
+{
+	unsigned n = 0;
+
+	for (size_t e = 0; e < v->n_events; e++)
+		n += v->events[e].kind == MEMZ_EVENT_LEAK &&
+		     v->events[e].is_group == groups &&
+		     (!name || !strcmp(v->events[e].name, name));
+	return n;
+}
+
+/*
+ * Growth since a process started is start-up, not a leak: a young process
+ * growing 1 MiB/s from birth for 5 minutes is never flagged (it would be
+ * within 8 s if memz had found it running); the same process flat for a
+ * minute and then leaking is flagged within 8 s of the onset; one that
+ * never holds still is judged once LeakWarmup old. LeakWarmup 0 judges
+ * from birth, as before.
+ */
+static void young_growth(void)
+{
+	struct memz_settings s;
+	struct memz_table *t;
+	struct memz_table_view v;
+	struct memz_proc *p;
+	int first[4] = { -1, -1, -1, -1 };
+
+	for (int warm = 0; warm < 2; warm++) {
+		memz_settings_init(&s);
+		s.group_by = MEMZ_GROUP_NONE;
+		if (!warm)
+			s.leak_warmup = 0;
+		memz_table_new(&t, &s, memz_allocator_libc());
+		memz_table_view_init(&v);
+		for (int i = 0; i < 1200; i++) {
+			memz_table_begin(t, 1000 + i);
+			/* born at its first sample, growing since */
+			p = put(t, 10, 1, "cc1", 1, 20 * MiB + (i < 300 ? i : 300) * MiB);
+			if (!i)
+				p->born = 1000;
+			/* already running when memz started */
+			put(t, 11, 1, "old", 1, 20 * MiB + (i < 300 ? i : 300) * MiB);
+			/* born, flat 70 s, then 1 MiB/s */
+			p = put(t, 12, 1, "late", 1, 20 * MiB + (i > 70 ? i - 70 : 0) * MiB);
+			if (!i)
+				p->born = 1000;
+			/* born, 64 KiB/s for ever */
+			p = put(t, 13, 1, "creep", 1, 20 * MiB + i * 64 * 1024.0);
+			if (!i)
+				p->born = 1000;
+			CHECK_INT(memz_table_end(t, &v), 0);
+			for (int k = 0; k < 4; k++) {
+				static const char *const names[] = { "cc1", "old", "late",
+								     "creep" };
+				if (first[k] < 0 && leak_events(&v, false, names[k]))
+					first[k] = i;
+			}
+		}
+		if (warm) {
+			CHECK_INT(first[0], -1);
+			CHECK(first[1] >= 0 && first[1] <= 8);
+			CHECK(first[2] > 70 && first[2] <= 70 + 8);
+			/* judged at 900 s old, flagged within a few samples */
+			CHECK(first[3] >= 900 && first[3] <= 900 + 10);
+		} else {
+			/* judged from birth: flagged within 8 samples */
+			CHECK(first[0] >= 0 && first[0] <= 8);
+			CHECK(first[3] >= 0 && first[3] < 900);
+		}
+		memz_table_free(&t);
+		for (int k = 0; k < 4; k++)
+			first[k] = -1;
+	}
+}
+
+/*
+ * A build's compilers: a new cc1 every 5 s, each growing 10 MiB/s for
+ * 20 s and exiting, four at a time. Each member's start-up growth is its
+ * own; summed into the group while members come and go it climbed by
+ * 200 MiB a member, a staircase any detector flags (and did, with
+ * LeakWarmup 0: members judged from birth).
+ */
+static void compilers(void)
+{
+	struct memz_settings s;
+	struct memz_table *t;
+	struct memz_table_view v;
+	unsigned group_leaks[2] = { 0, 0 };
+
+	for (int warm = 0; warm < 2; warm++) {
+		memz_settings_init(&s);
+		s.group_by = MEMZ_GROUP_NAME;
+		if (!warm)
+			s.leak_warmup = 0;
+		memz_table_new(&t, &s, memz_allocator_libc());
+		memz_table_view_init(&v);
+		for (int i = 0; i < 600; i++) {
+			memz_table_begin(t, 1000 + i);
+			put(t, 1, 1, "make", 0, 8 * MiB);
+			for (int c = i / 5 - 3; c <= i / 5; c++) {
+				double age = i - 5.0 * c;
+				struct memz_proc *p;
+
+				if (c < 0)
+					continue;
+				p = put(t, 100 + c, 1, "cc1", 1, 10 * MiB + age * 10 * MiB);
+				p->born = 1000 + 5.0 * c;
+			}
+			CHECK_INT(memz_table_end(t, &v), 0);
+			group_leaks[warm] += leak_events(&v, true, "cc1") +
+					     leak_events(&v, false, "cc1");
+		}
+		memz_table_free(&t);
+	}
+	CHECK_INT(group_leaks[1], 0);
+	CHECK(group_leaks[0] > 0);
+}
+
+/* memz's own processes are never flagged, nor those LeakIgnore names;
+ * others leaking beside them are. */
+static void ignored_names(void)
+{
+	struct memz_settings s;
+	struct memz_table *t;
+	struct memz_table_view v;
+	unsigned own = 0, ign = 0, other = 0;
+
+	memz_settings_init(&s);
+	s.group_by = MEMZ_GROUP_NAME;
+	CHECK_INT(memz_settings_set(&s, "LeakIgnore", "^java-batch", NULL, 0), 0);
+	memz_table_new(&t, &s, memz_allocator_libc());
+	memz_table_view_init(&v);
+	for (int i = 0; i < 60; i++) {
+		memz_table_begin(t, i);
+		put(t, 5, 1, "memz.plugin", 1, 10 * MiB + i * MiB);
+		put(t, 6, 1, "memz", 1, 10 * MiB + i * MiB);
+		put(t, 7, 1, "java-batch-7", 1, 10 * MiB + i * MiB);
+		put(t, 8, 1, "leaky", 1, 10 * MiB + i * MiB);
+		CHECK_INT(memz_table_end(t, &v), 0);
+		own += leak_events(&v, true, "memz.plugin") +
+		       leak_events(&v, true, "memz");
+		ign += leak_events(&v, true, "java-batch-7");
+		other += leak_events(&v, true, "leaky");
+	}
+	CHECK_INT(own, 0);
+	CHECK_INT(ign, 0);
+	CHECK_INT(other, 1);
+	CHECK_INT(v.leak_suspects, 1);
+	memz_table_free(&t);
+}
+
+/*
+ * Memory the process alone holds counts whatever its kind: a memfd it
+ * fills (Pss_Shmem, Rss and Pss rise together, Anonymous flat) is a
+ * leak; a backend touching more of the shared buffers the others map
+ * too (Pss_Shmem rises, Rss five times faster) is not.
+ */
+static void shmem_owned(void)
+{
+	struct memz_settings s;
+	struct memz_table *t;
+	struct memz_table_view v;
+	unsigned memfd = 0, backend = 0;
+
+	memz_settings_init(&s);
+	s.group_by = MEMZ_GROUP_NONE;
+	memz_table_new(&t, &s, memz_allocator_libc());
+	memz_table_view_init(&v);
+	for (int i = 0; i < 120; i++) {
+		struct memz_proc *p;
+		double d = i * 64 * 1024.0;
+
+		memz_table_begin(t, i);
+		p = put(t, 20, 1, "memfd", 1, 10 * MiB + d);
+		p->mem.anonymous = (uint64_t)(8 * MiB);
+		p->mem.pss_anon = (uint64_t)(8 * MiB);
+		p->mem.pss_shmem = (uint64_t)d;
+		p->mem.rss = (uint64_t)(12 * MiB + d);
+		p->mem.has_pss_anon = true;
+		p = put(t, 21, 1, "postgres", 1, 10 * MiB + d);
+		p->mem.anonymous = (uint64_t)(8 * MiB);
+		p->mem.pss_anon = (uint64_t)(8 * MiB);
+		p->mem.pss_shmem = (uint64_t)d;
+		p->mem.rss = (uint64_t)(12 * MiB + 5 * d);
+		p->mem.has_pss_anon = true;
+		CHECK_INT(memz_table_end(t, &v), 0);
+		memfd += leak_events(&v, false, "memfd");
+		backend += leak_events(&v, false, "postgres");
+	}
+	CHECK_INT(memfd, 1);
+	CHECK_INT(backend, 0);
+	memz_table_free(&t);
+}
+
 static void subtree(void)
 {
 	struct memz_settings s;
@@ -400,6 +597,10 @@ int main(void)
 	groups();
 	one_event_per_leak();
 	startup_churn();
+	young_growth();
+	compilers();
+	ignored_names();
+	shmem_owned();
 	subtree();
 	no_alloc();
 	return check_status();

@@ -159,6 +159,16 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 		       double t, double bytes, double anon);
 
 /*
+ * The caller does not judge this series yet (a young process still
+ * growing since it started, or one it ignores): a verdict the last push
+ * started is dropped, with no event, and none stands until a later push
+ * starts one afresh. The history is kept, so a leak after the process
+ * settled is judged against what came before. Returns true when it
+ * dropped one.
+ */
+bool memz_detector_withhold(struct memz_detector *d);
+
+/*
  * Shift the whole history by delta bytes without treating it as growth:
  * used when a group's membership changes (a member joined or left), so only
  * the continuing members' change counts. A delta that is not finite, or

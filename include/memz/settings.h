@@ -69,6 +69,9 @@ struct memz_settings {
 	double leak_long_horizon; /* s */
 	double leak_bucket;       /* s, width of one long-horizon bucket */
 	double leak_min_size;     /* bytes of PSS below which nothing is judged */
+	double leak_warmup;       /* s of age below which growth is start-up */
+	double leak_settle;       /* s a young process must hold still */
+	struct memz_strlist leak_ignore; /* POSIX extended regexes */
 	double leak_join_settle;  /* s a new member's growth counts as joining */
 	double leak_parts_delay;  /* s between a suspect's two smaps reads */
 	double leak_parts_max_rss; /* bytes of RSS above which smaps is not read */

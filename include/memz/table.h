@@ -73,6 +73,11 @@ struct memz_proc {
 	bool has_sample;          /* figures this cycle are valid */
 	bool denied;              /* smaps_rollup not readable: EACCES */
 	bool kernel_thread;       /* no mm: never sampled */
+	/* not judged yet: younger than LeakWarmup and its PSS never held
+	 * still for LeakSettle (or ignored: LeakIgnore, memz's own); its
+	 * detector keeps its history but no verdict stands, and in a group
+	 * its growth counts as joining */
+	bool warming;
 	/* above ExactMaxRss: never read by smaps_rollup. Resident and its
 	 * split (pss_anon, pss_file, pss_shmem: upper bounds) come from
 	 * status each read; PSS and USS from status and the last pagemap
