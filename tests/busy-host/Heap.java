@@ -9,7 +9,10 @@ import java.util.List;
  * stays: planted as a non-leak control in the busy-host recording
  * (tests/busy-host/record.sh). It keeps 1 MiB more of live data each
  * second until the live set is 60% of the maximum heap, then replaces what
- * it keeps without adding, while it makes garbage all along.
+ * it keeps without adding, while it makes garbage all along. It keeps
+ * 128 KiB arrays: G1 gives an array of half a region (1 MiB with this
+ * heap) or more regions of its own, and 1 MiB arrays took two regions
+ * each, which filled the heap at 50% live.
  *
  *     java -Xms32m -Xmx512m -cp DIR Heap
  */
@@ -32,6 +35,7 @@ public class Heap {
     public static void main(String[] args) throws Exception {
         long max = Runtime.getRuntime().maxMemory();
         long target = max * 6 / 10;
+        final int chunk = 128 << 10;
         List<byte[]> live = new ArrayList<>();
         long kept = 0;
         long garbage = 0;
@@ -44,19 +48,19 @@ public class Heap {
                 garbage += g.length;
             }
             if (tick % 10 == 0) {
-                if (kept < target) {
-                    byte[] b = new byte[1 << 20];
+                for (int i = 0; i < (1 << 20) / chunk; i++) {
+                    byte[] b = new byte[chunk];
                     rnd.nextBytes(b);
-                    live.add(b);
-                    kept += b.length;
-                } else {
-                    if (!full) {
-                        full = true;
-                        event("stop", "live set " + (kept >> 20) + " MiB");
+                    if (kept < target) {
+                        live.add(b);
+                        kept += b.length;
+                    } else {
+                        if (!full) {
+                            full = true;
+                            event("stop", "live set " + (kept >> 20) + " MiB");
+                        }
+                        live.set(rnd.nextInt(live.size()), b);
                     }
-                    byte[] b = new byte[1 << 20];
-                    rnd.nextBytes(b);
-                    live.set(rnd.nextInt(live.size()), b);
                 }
             }
             Thread.sleep(100);
