@@ -27,7 +27,8 @@ tests_shapes_SOURCES = tests/shapes.c
 # leak missed or late, or a stopped growth whose verdict stays, fails.
 UNIT_TESTS += tests/test_busy_host.sh
 EXTRA_DIST += tests/test_busy_host.sh \
-	tests/busy-host/record.sh tests/busy-host/make-traces.sh \
+	tests/busy-host/record.sh tests/busy-host/record-one.sh \
+	tests/busy-host/make-traces.sh \
 	tests/busy-host/planted.c tests/busy-host/leak.py \
 	tests/busy-host/browse.py tests/busy-host/Heap.java \
 	tests/traces/busy-host.csv.xz tests/traces/busy-host.labels \
