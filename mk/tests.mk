@@ -21,6 +21,33 @@ tests_leaker_SOURCES = tests/leaker.c
 check_PROGRAMS += tests/shapes
 tests_shapes_SOURCES = tests/shapes.c
 
+# Recordings of a busy host and of real software (tests/busy-host/ made
+# them; docs/trace-format.md says what they hold), replayed against their
+# labels: any verdict on a process that is not a planted leak, a planted
+# leak missed or late, or a stopped growth whose verdict stays, fails.
+UNIT_TESTS += tests/test_busy_host.sh
+EXTRA_DIST += tests/test_busy_host.sh \
+	tests/busy-host/record.sh tests/busy-host/record-one.sh \
+	tests/busy-host/make-traces.sh \
+	tests/busy-host/planted.c tests/busy-host/leak.py \
+	tests/busy-host/browse.py tests/busy-host/Heap.java \
+	tests/busy-host/run/events.log tests/busy-host/run/jvm-events.log \
+	tests/busy-host/run/notes tests/busy-host/run/jvm.csv.xz \
+	tests/traces/busy-host.csv.xz tests/traces/busy-host.labels \
+	tests/traces/real-arena.csv.xz tests/traces/real-arena.labels \
+	tests/traces/real-cache.csv.xz tests/traces/real-cache.labels \
+	tests/traces/real-jvm.csv.xz tests/traces/real-jvm.labels \
+	tests/traces/real-memfd.csv.xz tests/traces/real-memfd.labels \
+	tests/traces/real-netdata.csv.xz tests/traces/real-netdata.labels \
+	tests/traces/real-once.csv.xz tests/traces/real-once.labels \
+	tests/traces/real-postgres.csv.xz tests/traces/real-postgres.labels \
+	tests/traces/real-python.csv.xz tests/traces/real-python.labels \
+	tests/traces/real-redis.csv.xz tests/traces/real-redis.labels \
+	tests/traces/real-slow1.csv.xz tests/traces/real-slow1.labels \
+	tests/traces/real-spiky8.csv.xz tests/traces/real-spiky8.labels \
+	tests/traces/real-step.csv.xz tests/traces/real-step.labels \
+	tests/traces/real-stop256.csv.xz tests/traces/real-stop256.labels
+
 # the README checked against the settings table, and the quick start
 
 noinst_PROGRAMS += tests/gen_docs
