@@ -106,6 +106,7 @@
 #define RECENT_MIN 0.25
 #define NOISE_MULT 6.0
 #define LONG_FAST 4
+#define LONG_FAST_RATE 4.0
 #define FAST_NOISE_MULT 2.0
 #define ANON_SHARE 0.5
 #define SPREAD_MEDIAN 0.5
@@ -637,6 +638,12 @@ static bool long_window(const struct memz_detector *d,
 	      rec >= RECENT_MIN && env[nb - 1] - env[0] > NOISE_MULT * d->noise))
 		return false;
 	if (nb < LONG_MIN) {
+		/* few buckets: growth near LeakSlowMinRate needs LONG_MIN
+		 * buckets of history (a make or a shell creeping by a KiB a
+		 * second for four minutes is not yet a leak); only growth
+		 * LONG_FAST_RATE times faster is judged on fewer */
+		if (f->slope < LONG_FAST_RATE * s->leak_slow_min_rate)
+			return false;
 		/* few buckets: the floor rose in every one of them, by no
 		 * less than a share of the average and clear of the noise
 		 * (a minimum of a few noisy samples wanders by about one
@@ -688,7 +695,8 @@ static void judge_long(struct memz_detector *d, const struct memz_settings *s,
 	for (int64_t n = d->cur_idx - MEMZ_DET_BUCKETS; n < d->cur_idx; n++) {
 		unsigned j = slot(n);
 
-		if (d->bmax[j] == NONE || (double)(d->cur_idx - n) > horizon_n)
+		if (d->bmax[j] == NONE || (double)(d->cur_idx - n) > horizon_n ||
+		    n < d->idx0)
 			continue;
 		idx[nb] = n;
 		x[nb] = ((double)(n - d->idx0) + 0.5) * d->bucket_w;
@@ -848,7 +856,9 @@ static bool bucket_push(struct memz_detector *d, double t, int16_t y, int16_t a)
  * rises (a bursty leak is not over before it has been quiet for longer
  * than it ever was), or as many as growth at the rate needs to stand out
  * of how far the series wanders. Slow growth under noise cannot be told
- * stopped sooner than that.
+ * stopped sooner than that; a series that went dead flat can, and is
+ * cleared once its last HOLD_MIN_S lie in a band narrower than a quarter
+ * of that growth.
  */
 #define HOLD_RATE 0.5
 #define HOLD_MIN_S 20.0
@@ -998,6 +1008,11 @@ static int hold_begin(struct memz_detector *d, double rate, unsigned n)
 	bool noisy;
 	int fell;
 
+	/* from where the window is lowest: a window that begins on the
+	 * flat stretch before a leak's onset did not dip, it had not begun */
+	for (unsigned i = from + 1; i + 1 < m; i++)
+		if (y[i] <= y[from])
+			from = i;
 	slack = ring_slack(d, y + from, m - from, rate, &noisy);
 	fell = m - from > 1 ? behind(x + from, y + from, m - from, rate, slack,
 				     &ly, &lt)
@@ -1039,6 +1054,35 @@ static bool ring_flat_end(const struct memz_detector *d, double rate)
 			hi = y[m - 1 - j];
 	}
 	return hi - lo < HOLD_FRAC * rate * (x[m - 1] - x[i]);
+}
+
+/* Whether the ring's last HOLD_MIN_S seconds (DEAD_SAMPLES at least) lie
+ * in a band narrower than HOLD_FRAC of what `rate` adds over them and
+ * than DEAD_NOISE of the ring's noise: dead flat, as a cache that filled
+ * or a Redis at its maxmemory stays. Noise, churn and spikes are wider
+ * than that (five samples of noise fall in 0.15 of its width about once
+ * in 15,000, twenty at 1 s never), so a series the floor holds is
+ * cleared by this only when it has truly stopped. */
+#define DEAD_SAMPLES 5
+#define DEAD_NOISE 0.15
+static bool dead_flat(const struct memz_detector *d, double rate)
+{
+	double x[MEMZ_DET_RING], y[MEMZ_DET_RING], lo, hi, band;
+	unsigned m = ring_values(d, x, y), i = m - 1;
+
+	if (m < 2 * DEAD_SAMPLES)
+		return false;
+	lo = hi = y[i];
+	while (i > 0 && (m - i < DEAD_SAMPLES || x[m - 1] - x[i] < HOLD_MIN_S)) {
+		i--;
+		lo = y[i] < lo ? y[i] : lo;
+		hi = y[i] > hi ? y[i] : hi;
+	}
+	band = HOLD_FRAC * rate * (x[m - 1] - x[i]);
+	if (DEAD_NOISE * ring_sigma(y, m) < band)
+		band = DEAD_NOISE * ring_sigma(y, m);
+	return m - i >= DEAD_SAMPLES && x[m - 1] - x[i] >= HOLD_MIN_S &&
+	       hi - lo < band;
 }
 
 /* Whether a verdict cleared so lately that the long horizon's recent
@@ -1195,7 +1239,8 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 			d->verdict.since = since;
 			d->hold_rate = d->lv.rate_bps;
 		}
-		if (d->hold_floor ? !closed || floor_holds(d)
+		if (d->hold_floor ? (!closed || floor_holds(d)) &&
+					    !dead_flat(d, d->hold_rate)
 				  : ring_holds(d, d->rt[last],
 					       rval(d, d->rv[last]))) {
 			/* a fresh start renews what the ring holds it to;
@@ -1211,8 +1256,10 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 		d->short_leak = false;
 	} else if (d->short_leak) {
 		/* unless the ring shows it stopped since (a climb that ended
-		 * a few samples ago still fits a line) */
-		if (!(hold_begin(d, sv.rate_bps, sv.samples) & BEHIND_NOW)) {
+		 * a few samples ago still fits a line): behind its expected
+		 * line, or dead flat */
+		if (!(hold_begin(d, sv.rate_bps, sv.samples) & BEHIND_NOW) &&
+		    !dead_flat(d, sv.rate_bps)) {
 			d->verdict = sv;
 			d->verdict.since = t;
 			return 1;
@@ -1250,4 +1297,14 @@ bool memz_detector_withhold(struct memz_detector *d)
 	d->verdict.since = 0;
 	d->short_leak = d->long_leak = false;
 	return true;
+}
+
+void memz_detector_restart_long(struct memz_detector *d)
+{
+	/* the buckets before stay for what the series has been (its prior
+	 * peak, how far it wandered); the long horizon judges from here */
+	if (d->has_cur)
+		d->idx0 = d->cur_idx;
+	d->long_leak = false;
+	memset(&d->lv, 0, sizeof d->lv);
 }

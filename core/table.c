@@ -563,7 +563,14 @@ static double owned(const struct memz_proc *p)
 
 	if (!p->mem.anonymous)
 		return NAN;
-	excl = (double)p->mem.pss_shmem - ((double)p->mem.rss - (double)p->mem.pss);
+	/* an estimated PSS may be high by pss_error, which the bound takes
+	 * off; one that is the resident size itself (no sharing seen, as
+	 * before a big process's first pagemap walk) says nothing of what
+	 * is shared, and gives no credit */
+	if (p->mem.pss >= p->mem.rss)
+		return (double)p->mem.anonymous;
+	excl = (double)p->mem.pss_shmem -
+	       ((double)p->mem.rss - (double)p->mem.pss) - (double)p->pss_error;
 	return (double)p->mem.anonymous + (excl > 0 ? excl : 0);
 }
 
@@ -824,7 +831,11 @@ int memz_table_end(struct memz_table *t, struct memz_table_view *v)
 		p = t->procs[i];
 		if (p->mem.rss > p->rss_max_seen)
 			p->rss_max_seen = p->mem.rss;
+		bool was = p->warming;
+
 		p->warming = warming(t, p);
+		if (was && !p->warming)
+			memz_detector_restart_long(&p->det);
 		memz_detector_push(&p->det, &t->s, t->now, (double)p->mem.pss,
 				   owned(p));
 		if (p->warming)

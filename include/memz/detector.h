@@ -114,7 +114,8 @@ struct memz_detector {
 	double t0;          /* short-ring times are relative to this */
 	double t_last;
 	double bucket_w;    /* s; 0 until the first push */
-	int64_t idx0;       /* the first bucket's number */
+	int64_t idx0;       /* the first bucket's number, or the first the
+			     * long horizon judges since a restart */
 	int64_t cur_idx;    /* the number of the bucket being filled */
 	unsigned n;         /* samples pushed since init */
 	float unit, aunit, runit, raunit; /* powers of two, bytes */
@@ -167,6 +168,14 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
  * dropped one.
  */
 bool memz_detector_withhold(struct memz_detector *d);
+
+/*
+ * The series has just begun to be judged (a young process settled): the
+ * long horizon judges only buckets from now on, so that the start-up
+ * growth it saw is not read as a slow leak; the short ring and the older
+ * buckets stay, as the baseline a leak after settling is judged against.
+ */
+void memz_detector_restart_long(struct memz_detector *d);
 
 /*
  * Shift the whole history by delta bytes without treating it as growth:
