@@ -13,10 +13,12 @@
 /* most cases read version 1, which every reader keeps reading */
 #define H MEMZ_TRACE_HEADER_V1 "\n"
 #define H2 MEMZ_TRACE_HEADER_V2 "\n"
-#define H3 MEMZ_TRACE_HEADER "\n"
+#define H3 MEMZ_TRACE_HEADER_V3 "\n"
+#define H4 MEMZ_TRACE_HEADER "\n"
 #define BAD_HEADER \
-	"bad header (expected " MEMZ_TRACE_HEADER ", or version 2: " \
-	MEMZ_TRACE_HEADER_V2 ", or version 1: " MEMZ_TRACE_HEADER_V1 ")"
+	"bad header (expected " MEMZ_TRACE_HEADER ", or version 3: " \
+	MEMZ_TRACE_HEADER_V3 ", or version 2: " MEMZ_TRACE_HEADER_V2 \
+	", or version 1: " MEMZ_TRACE_HEADER_V1 ")"
 
 static struct memz_trace_reader r;
 static struct memz_trace_row row;
@@ -183,12 +185,15 @@ static void round_trip(void)
 		}
 		w.has_age = i % 2;
 		w.age = 3600.125 * i;
+		w.has_error = i == 2;
+		w.error_kb = 77;
 		CHECK_INT(memz_trace_write_row(f, &w), 0);
 	}
 	fclose(f);
 	CHECK(strstr(buf, MEMZ_TRACE_HEADER "\n") == buf);
-	CHECK(strstr(buf, "\n1.250,2,1001,\"a,b\",10,,12,13,14,15,16,3600.12\n") != NULL);
-	CHECK(strstr(buf, "\n0.000,1,1000,plain,,1,2,3,4,5,6,\n") != NULL);
+	CHECK(strstr(buf, "\n1.250,2,1001,\"a,b\",10,,12,13,14,15,16,3600.12,\n") != NULL);
+	CHECK(strstr(buf, "\n0.000,1,1000,plain,,1,2,3,4,5,6,,\n") != NULL);
+	CHECK(strstr(buf, ",,77\n") != NULL);
 	CHECK(strstr(buf, ",\"say \"\"hi\"\"\",") != NULL);
 
 	f = fmemopen(buf, strlen(buf), "r");
@@ -201,6 +206,9 @@ static void round_trip(void)
 		CHECK(!row.has[i % 4]);
 		CHECK_U64(row.kb[(i + 1) % 4], i * 10 + (i + 1) % 4);
 		CHECK(row.has_age == (i % 2 == 1));
+		CHECK(row.has_error == (i == 2));
+		if (row.has_error)
+			CHECK_U64(row.error_kb, 77);
 		if (row.has_age)
 			CHECK_NEAR(row.age, 3600.125 * i, 0.006);
 		i++;
@@ -250,8 +258,8 @@ static void version3(void)
 	CHECK_INT(READ(H3 "1,7,9,x,100,120,60,0,55,40,5,12.34\n"
 		       "2,7,9,x,100,120,60,0,55,40,5,\n", &rows), 0);
 	CHECK_INT(rows, 2);
-	CHECK_INT(r.fields, MEMZ_TRACE_FIELDS);
-	CHECK(!row.has_age);
+	CHECK_INT(r.fields, MEMZ_TRACE_FIELDS_V3);
+	CHECK(!row.has_age && !row.has_error);
 	CHECK_INT(READ(H3 "1,7,9,x,100,120,60,0,55,40,5,86400\n", &rows), 0);
 	CHECK(row.has_age);
 	CHECK_NEAR(row.age, 86400, 1e-9);
@@ -264,6 +272,26 @@ static void version3(void)
 		"x.csv:2: age_s \"2000000000000\" is not a decimal number of seconds up to 1000000000000 (or empty)");
 	rejects(H3 "1,7,9,x,100,120,60,0,55,40,5\n",
 		"x.csv:2: 11 fields, expected 12");
+}
+
+/* Version 4 adds an estimate's error; empty is an exact read. */
+static void version4(void)
+{
+	unsigned rows;
+
+	CHECK_INT(READ(H4 "1,7,9,x,600000,600000,50,0,50,10,599940,12.5,600000\n"
+		       "2,7,9,x,100,120,60,0,55,40,5,13.5,\n", &rows), 0);
+	CHECK_INT(rows, 2);
+	CHECK_INT(r.fields, MEMZ_TRACE_FIELDS);
+	CHECK(!row.has_error);
+	CHECK_INT(READ(H4 "1,7,9,x,600000,600000,50,0,50,10,599940,12.5,1024\n",
+		       &rows), 0);
+	CHECK(row.has_error);
+	CHECK_U64(row.error_kb, 1024);
+	rejects(H4 "1,7,9,x,100,120,60,0,55,40,5,1,-1\n",
+		"x.csv:2: pss_error_kb \"-1\" is not a size in KiB (digits, or empty)");
+	rejects(H4 "1,7,9,x,100,120,60,0,55,40,5,1\n",
+		"x.csv:2: 12 fields, expected 13");
 }
 
 /*
@@ -312,6 +340,7 @@ int main(void)
 	good();
 	version2();
 	version3();
+	version4();
 	huge_time();
 	bad();
 	nul_byte();

@@ -1,11 +1,12 @@
 /*
  * trace.h - the trace format of docs/trace-format.md: CSV as in RFC 4180,
  * '#' comment lines, a header naming the columns and one row per process
- * per cycle. Version 3 (written) has the header
- *   t,pid,start,name,pss_kb,rss_kb,anon_kb,swap_kb,pss_anon_kb,pss_file_kb,pss_shmem_kb,age_s
- * version 2 (still read) the first eleven of those, version 1 the first
- * eight; their rows have no age (has_age false), version 1's no PSS split
- * (has[] false there).
+ * per cycle. Version 4 (written) has the header
+ *   t,pid,start,name,pss_kb,rss_kb,anon_kb,swap_kb,pss_anon_kb,pss_file_kb,pss_shmem_kb,age_s,pss_error_kb
+ * version 3 (still read) the first twelve of those, version 2 the first
+ * eleven, version 1 the first eight; rows of a version without a column
+ * read as if it were empty (has_age, has_error false; version 1's no PSS
+ * split: has[] false there).
  *
  * The reader is strict: a row whose t goes backwards, whose number of fields
  * is wrong or whose numbers do not parse is rejected with "FILE:LINE: reason"
@@ -23,10 +24,12 @@
 
 #define MEMZ_TRACE_HEADER_V1 "t,pid,start,name,pss_kb,rss_kb,anon_kb,swap_kb"
 #define MEMZ_TRACE_HEADER_V2 MEMZ_TRACE_HEADER_V1 ",pss_anon_kb,pss_file_kb,pss_shmem_kb"
-#define MEMZ_TRACE_HEADER MEMZ_TRACE_HEADER_V2 ",age_s"
+#define MEMZ_TRACE_HEADER_V3 MEMZ_TRACE_HEADER_V2 ",age_s"
+#define MEMZ_TRACE_HEADER MEMZ_TRACE_HEADER_V3 ",pss_error_kb"
 #define MEMZ_TRACE_FIELDS_V1 8
 #define MEMZ_TRACE_FIELDS_V2 11
-#define MEMZ_TRACE_FIELDS 12
+#define MEMZ_TRACE_FIELDS_V3 12
+#define MEMZ_TRACE_FIELDS 13
 #define MEMZ_TRACE_FIELD_MAX 1024 /* bytes of one field; longer is an error */
 /* The latest t a reader accepts, in seconds (31,700 years): what the leak
  * detector takes (MEMZ_DET_T_MAX), and exact to the millisecond. */
@@ -49,6 +52,10 @@ struct memz_trace_row {
 	 * boot clock); has_age false: empty, or a version before 3 */
 	double age;
 	bool has_age;
+	/* an estimated PSS (a process above ExactMaxRss): |PSS - pss_kb|
+	 * <= error_kb; has_error false: read exactly, or a version before 4 */
+	uint64_t error_kb;
+	bool has_error;
 };
 
 struct memz_trace_reader {
@@ -75,7 +82,7 @@ void memz_trace_reader_init(struct memz_trace_reader *r, FILE *f,
  */
 int memz_trace_next(struct memz_trace_reader *r, struct memz_trace_row *row);
 
-/* Writing (version 3): the header line, then one line per row. t is
+/* Writing (version 4): the header line, then one line per row. t is
  * written with millisecond precision, the age with centiseconds (the
  * clock ticks start times are counted in); the name is quoted when it needs to
  * be. 0, -EIO, or -ERANGE for a t that is negative, not finite or beyond

@@ -137,6 +137,8 @@ static int replay(FILE *f, const char *path, const struct memz_settings *s)
 		p->mem.pss_file = row->kb[MEMZ_TRACE_PSS_FILE] * 1024;
 		p->mem.pss_shmem = row->kb[MEMZ_TRACE_PSS_SHMEM] * 1024;
 		p->pss_age = 0;
+		p->estimated = row->has_error;
+		p->pss_error = row->error_kb * 1024;
 		p->has_sample = row->has[MEMZ_TRACE_PSS];
 		p->denied = !row->has[MEMZ_TRACE_PSS];
 	}
