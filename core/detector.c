@@ -565,8 +565,9 @@ static double ring_noise(const struct memz_detector *d)
 	return memz_fit_median(st, n);
 }
 
-/* The highest bucket maximum among closed buckets before bucket number
- * idx (relative to idx0). */
+/* The highest floor among closed buckets before bucket number idx (their
+ * minima: a batch job's spike above a leak is no level the series stood
+ * at, while a saw-tooth's or a repeated warm-up's earlier ramps are). */
 static bool peak_before(const struct memz_detector *d, int64_t idx,
 			double *peak)
 {
@@ -578,8 +579,8 @@ static bool peak_before(const struct memz_detector *d, int64_t idx,
 
 		if (d->bmax[j] == NONE)
 			continue;
-		if (!any || d->bmax[j] > best)
-			best = d->bmax[j];
+		if (!any || d->bmin[j] > best)
+			best = d->bmin[j];
 		any = true;
 	}
 	*peak = val(d, best);
