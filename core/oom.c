@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "memz/alarm.h"
 #include "memz/oom.h"
 #include "memz/sanitize.h"
 #include "parse_util.h"
@@ -123,11 +124,12 @@ static bool under(const char *path, const char *scope)
 }
 
 static void add_growth(struct memz_oom_scope *sc, const char *name, int pid,
-		       const struct memz_verdict *v, double *conf_sum)
+		       const struct memz_verdict *v, double *conf_sum,
+		       const struct memz_oom_input *in)
 {
 	unsigned i;
 
-	if (!v->leak || !(v->rate_bps > 0))
+	if (!memz_alarm_sustained(v, in->t, in->s))
 		return;
 	sc->growth_bps += v->rate_bps;
 	*conf_sum += v->rate_bps * v->confidence;
@@ -145,8 +147,24 @@ static void add_growth(struct memz_oom_scope *sc, const char *name, int pid,
 		sc->n_drivers++;
 }
 
-static void finish(struct memz_oom_scope *sc, double conf_sum)
+/* The growth over GROWTH_TAU_S: a verdict renewed each cycle renews its
+ * rate from its latest window, a few percent either way, and a forecast
+ * that jumped with it would read as noise. None growing: none at once. */
+#define GROWTH_TAU_S 30.0
+static void smooth(double *g, double now, double dt)
 {
+	double k = dt > 0 ? dt / GROWTH_TAU_S : 1;
+
+	if (!(now > 0) || !(*g > 0) || k >= 1)
+		*g = now;
+	else
+		*g += (now - *g) * k;
+}
+
+static void finish(struct memz_oom_scope *sc, double conf_sum, double *g,
+		   double dt)
+{
+	smooth(g, sc->growth_bps, dt);
 	if (!(sc->growth_bps > 0)) {
 		sc->growth_bps = 0;
 		sc->seconds = NAN;
@@ -154,7 +172,7 @@ static void finish(struct memz_oom_scope *sc, double conf_sum)
 		sc->n_drivers = 0;
 		return;
 	}
-	sc->seconds = (double)sc->available / sc->growth_bps;
+	sc->seconds = (double)sc->available / *g;
 	sc->confidence = (int)lround(conf_sum / sc->growth_bps);
 	for (unsigned i = 0; i < sc->n_drivers; i++)
 		sc->drivers[i].share = sc->drivers[i].rate_bps / sc->growth_bps;
@@ -199,13 +217,13 @@ static void machine_growth(struct memz_oom_scope *sc,
 	if (in->grouped)
 		for (size_t i = 0; i < v->n_groups; i++)
 			add_growth(sc, v->groups[i]->name, 0,
-				   &v->groups[i]->det.verdict, conf);
+				   &v->groups[i]->det.verdict, conf, in);
 	for (size_t i = 0; i < v->n_procs; i++) {
 		const struct memz_proc *p = v->procs[i];
 
 		if (in->grouped && p->group && p->group->det.verdict.leak)
 			continue;
-		add_growth(sc, p->name, p->pid, &p->det.verdict, conf);
+		add_growth(sc, p->name, p->pid, &p->det.verdict, conf, in);
 	}
 }
 
@@ -217,7 +235,7 @@ static uint64_t sub0(uint64_t a, uint64_t b)
 static void forecasts(struct memz_oom *o, const struct memz_oom_input *in)
 {
 	struct memz_oom_scope *m = &o->view.scope[0];
-	double conf = 0;
+	double conf = 0, dt = o->t_last ? in->t - o->t_last : 0;
 
 	memset(m, 0, sizeof *m);
 	snprintf(m->id, sizeof m->id, "machine");
@@ -225,13 +243,14 @@ static void forecasts(struct memz_oom *o, const struct memz_oom_input *in)
 	m->available = in->mem->mem_available + in->mem->swap_free;
 	m->has_kills = in->vm->has_oom_kill;
 	m->kills = in->vm->has_oom_kill ? in->vm->oom_kill - o->vm_kills0 : 0;
+	o->t_last = in->t;
 	machine_growth(m, in, &conf);
-	finish(m, conf);
+	finish(m, conf, &o->machine_growth, dt);
 	warn(m, in->warn_s, &o->machine_warn_level);
 
 	o->view.n_scopes = 1;
 	for (size_t i = 0; i < o->n_w; i++) {
-		const struct memz_oom_watch *w = &o->w[i];
+		struct memz_oom_watch *w = &o->w[i];
 		struct memz_oom_scope *sc = &o->view.scope[o->view.n_scopes++];
 		uint64_t used = w->usage, inactive;
 
@@ -249,7 +268,7 @@ static void forecasts(struct memz_oom *o, const struct memz_oom_input *in)
 			if (p->memcg && p->memcg_v1 == is_v1(o) &&
 			    under(p->memcg, w->path))
 				add_growth(sc, p->name, p->pid, &p->det.verdict,
-					   &conf);
+					   &conf, in);
 		}
 		/* memory.stat costs a read the kernel makes dear (it flushes
 		 * its per-CPU counters): only where there is a forecast */
@@ -262,7 +281,7 @@ static void forecasts(struct memz_oom *o, const struct memz_oom_input *in)
 		sc->available = w->ok ? sub0(w->limit, used) : 0;
 		if (!w->ok)
 			sc->growth_bps = 0;
-		finish(sc, conf);
+		finish(sc, conf, &w->growth, dt);
 		warn(sc, in->warn_s, &o->w[i].warn_level);
 	}
 }
@@ -525,4 +544,16 @@ void memz_oom_update(struct memz_oom *o, const struct memz_oom_input *in)
 {
 	kills(o, in);
 	forecasts(o, in);
+}
+
+const struct memz_oom_scope *memz_oom_limiting(const struct memz_oom_view *v,
+					       const char *memcg, bool v1)
+{
+	const struct memz_oom_scope *best = &v->scope[0];
+
+	for (size_t i = 1; memcg && i < v->n_scopes; i++)
+		if (v->scope[i].v1 == v1 && under(memcg, v->scope[i].path) &&
+		    v->scope[i].available < best->available)
+			best = &v->scope[i];
+	return best;
 }

@@ -338,6 +338,51 @@ static double born(struct memz_sampler *s, const struct memz_proc *p)
 	return s->now - (age > 0 ? age : 0);
 }
 
+/*
+ * Each group's alarm (alarm.h): about its own sustained verdict, or, when
+ * the group is not flagged, its most urgent member's (a group leaks when a
+ * member does, even one its other members' churn hides), against the least
+ * room any member has (its memory cgroup's, where one is watched).
+ */
+static void update_alarms(struct memz_sampler *s,
+			  const struct memz_table_view *v, double now)
+{
+	const struct memz_oom_view *o = &s->oom.view;
+
+	for (size_t i = 0; i < v->n_groups; i++) {
+		struct memz_group *g = memz_table_group(s->table, i);
+
+		mz_ge(g)->alarm_v = memz_alarm_sustained(&g->det.verdict, now,
+							 &s->s)
+					    ? &g->det.verdict
+					    : NULL;
+		mz_ge(g)->alarm_room = o->n_scopes ? o->scope[0].available : 0;
+	}
+	for (size_t i = 0; i < v->n_procs; i++) {
+		const struct memz_proc *p = v->procs[i];
+		struct mz_group_entry *ge;
+		uint64_t room;
+
+		if (!p->group)
+			continue;
+		ge = mz_ge(p->group);
+		if (!ge->pub.det.verdict.leak &&
+		    memz_alarm_sustained(&p->det.verdict, now, &s->s) &&
+		    (!ge->alarm_v ||
+		     p->det.verdict.rate_bps > ge->alarm_v->rate_bps))
+			ge->alarm_v = &p->det.verdict;
+		room = memz_oom_limiting(o, p->memcg, p->memcg_v1)->available;
+		if (room < ge->alarm_room)
+			ge->alarm_room = room;
+	}
+	for (size_t i = 0; i < v->n_groups; i++) {
+		struct memz_group *g = memz_table_group(s->table, i);
+
+		memz_alarm_update(&g->alarm, mz_ge(g)->alarm_v, now,
+				  mz_ge(g)->alarm_room, &s->s);
+	}
+}
+
 /* stat gives the identity (start time) and the name; a pid whose stat is
  * gone has exited, which is not an error. */
 static struct memz_proc *discover(struct memz_sampler *s, int pid, int *rc)
@@ -729,9 +774,11 @@ int memz_sampler_run(struct memz_sampler *s, double now,
 			.grouped = s->s.group_by != MEMZ_GROUP_NONE,
 			.sys_root = s->s.sys_root,
 			.warn_s = s->s.oom_warn,
+			.s = &s->s,
 		};
 
 		memz_oom_update(&s->oom, &oin);
+		update_alarms(s, &snap->view, now);
 		snap->oom = s->oom.view;
 		snap->stats.files_read += s->oom.files_read;
 	}

@@ -469,6 +469,7 @@ static struct memz_group *group_get(struct memz_table *t, const char *key,
 	mz_ge(g)->hash = h;
 	mz_ge(g)->fresh = true;
 	mz_ge(g)->ignored = ignored(t, g->name);
+	memz_alarm_init(&g->alarm);
 	memz_detector_init(&g->det);
 	mz_ge(g)->hnext = t->gbucket[h & (t->gcap - 1)];
 	t->gbucket[h & (t->gcap - 1)] = g;

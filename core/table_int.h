@@ -71,6 +71,10 @@ struct mz_group_entry {
 	double join_anon;  /* the same for Anonymous */
 	double owned; /* the members' owned figures summed (table.c, owned) */
 	bool ignored; /* LeakIgnore, or one of memz's own */
+	/* the sampler's scratch for the group's alarm, this cycle: the
+	 * verdict it is about and the room it has (alarm.h) */
+	const struct memz_verdict *alarm_v;
+	uint64_t alarm_room;
 	uint32_t hash;
 	struct memz_group *hnext, *lnext;
 };

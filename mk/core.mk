@@ -2,6 +2,7 @@
 libmemz_la_SOURCES += \
 	include/memz/alloc.h core/alloc.c \
 	include/memz/settings.h core/settings.c \
+	include/memz/alarm.h core/alarm.c \
 	include/memz/sanitize.h core/sanitize.c \
 	include/memz/intern.h core/intern.c \
 	include/memz/readbuf.h core/readbuf.c \
@@ -118,6 +119,11 @@ UNIT_TESTS += tests/test_detfit
 check_PROGRAMS += tests/test_detfit
 tests_test_detfit_SOURCES = tests/test_detfit.c tests/check.h
 tests_test_detfit_LDADD = libmemz.la
+UNIT_TESTS += tests/test_alarm
+check_PROGRAMS += tests/test_alarm
+tests_test_alarm_SOURCES = tests/test_alarm.c tests/check.h
+tests_test_alarm_LDADD = libmemz.la
+
 UNIT_TESTS += tests/test_dethist
 check_PROGRAMS += tests/test_dethist
 tests_test_dethist_SOURCES = tests/test_dethist.c tests/check.h

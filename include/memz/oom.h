@@ -12,10 +12,14 @@
  *            leaves out of a working set too: the kernel reclaims it
  *            before it kills anyone.
  *
- * Only leak verdicts count as growth, so noise (a cache warming, a spike)
- * never makes a forecast, and a forecast clears when its verdicts do. Its
- * confidence is the growth-weighted mean of theirs; its drivers are the
- * largest growers, with their share of the growth.
+ * Only sustained leak verdicts count as growth (those that have stood for
+ * LeakAlarmAfter: alarm.h), so noise (a cache warming, a spike, a climb
+ * that looked like a leak for half a minute) never makes a forecast, and a
+ * forecast clears when its verdicts do. The growth is smoothed over
+ * GROWTH_TAU_S, so the forecast is steady from one cycle to the next as
+ * verdicts renew their rates. Its confidence is the growth-weighted mean
+ * of theirs; its drivers are the largest growers, with their share of the
+ * growth.
  *
  * The OOM kill named. /proc/vmstat's oom_kill counts every kill; a
  * cgroup's (v2 memory.events, hierarchical; v1 memory.oom_control, the
@@ -61,6 +65,7 @@
 #include <stdint.h>
 
 #include "memz/cgroup.h"
+#include "memz/settings.h"
 #include "memz/sysinfo.h"
 #include "memz/table.h"
 
@@ -158,6 +163,7 @@ struct memz_oom_watch {
 	unsigned pending, wait; /* kills not yet named, cycles waited */
 	bool has_kills, primed, ok;
 	unsigned warn_level;
+	double growth; /* smoothed, B/s */
 };
 
 /* The state, fixed-size, embedded in its owner (the sampler). */
@@ -171,6 +177,8 @@ struct memz_oom {
 	uint64_t vm_kills0, vm_named; /* machine counter at start; kills named */
 	unsigned vm_wait;
 	unsigned machine_warn_level;
+	double machine_growth; /* smoothed, B/s */
+	double t_last;         /* of the last update, for the smoothing */
 	struct memz_oom_cand cand[3 * MEMZ_OOM_CANDS];
 	size_t n_cand;
 	/* the emptied (zombie) processes made candidates, not to be made
@@ -196,11 +204,20 @@ struct memz_oom_input {
 	const struct memz_table_view *view;
 	bool grouped; /* GroupBy is not none */
 	double warn_s; /* OomWarn */
+	const struct memz_settings *s; /* LeakAlarmAfter: sustained verdicts */
 	const char *sys_root;
 };
 
 /* The forecasts and the kills of this cycle, into o->view. Never fails: a
  * file that cannot be read leaves its scope without figures. */
 void memz_oom_update(struct memz_oom *o, const struct memz_oom_input *in);
+
+/*
+ * The scope that limits a process in memory cgroup memcg (v1: of the v1
+ * memory controller): of the machine and the watched cgroups that hold it,
+ * the one with the least room. memcg NULL: the machine.
+ */
+const struct memz_oom_scope *memz_oom_limiting(const struct memz_oom_view *v,
+					       const char *memcg, bool v1);
 
 #endif

@@ -72,6 +72,8 @@ struct memz_settings {
 	double leak_warmup;       /* s of age below which growth is start-up */
 	double leak_settle;       /* s a young process must hold still */
 	struct memz_strlist leak_ignore; /* POSIX extended regexes */
+	double leak_alarm_after;  /* s a verdict stands before it alarms */
+	double leak_warn_time;    /* s of headroom under which it warns */
 	double leak_join_settle;  /* s a new member's growth counts as joining */
 	double leak_parts_delay;  /* s between a suspect's two smaps reads */
 	double leak_parts_max_rss; /* bytes of RSS above which smaps is not read */

@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "memz/alarm.h"
 #include "memz/alloc.h"
 #include "memz/detector.h"
 #include "memz/procfs.h"
@@ -105,6 +106,9 @@ struct memz_group {
 	uint64_t pss, uss, rss, swap, anon; /* anon = Pss_Anon */
 	bool reported; /* in TopGroups, or selected by Process/ProcessMatch */
 	struct memz_detector det;
+	/* whether its leak (or its most urgent member's) is worth a host
+	 * alarm (alarm.h); kept by the sampler */
+	struct memz_alarm alarm;
 	/* GroupBy cgroup, published groups only: the cgroup's name, limit and
 	 * usage (cgroup.h), valid as long as the group; NULL otherwise */
 	const struct memz_cgroup *cgroup;
