@@ -2,12 +2,15 @@
  * leaker - a process whose touched anonymous memory grows at a known rate,
  * so integration tests can check what a host reports against a known truth.
  *
- *   leaker --name NAME [--rate KIB_PER_S] [--start-mib N] [--grow-for S]
- *          [--exit-after S] [--once MIB]
+ *   leaker --name NAME [--rate KIB_PER_S] [--start-mib N] [--flat-for S]
+ *          [--grow-for S] [--exit-after S] [--once MIB]
  *
  * --name      sets the process name (comm) seen in /proc/PID/stat
  * --rate      growth of touched anonymous memory, KiB per second (default 0)
  * --start-mib touched at start, before growing
+ * --flat-for  stay flat for S seconds before growing: a leak in a process
+ *             that has settled, which memz judges (a process growing
+ *             since it started is warming up; LeakWarmup)
  * --grow-for  stop growing after S seconds but keep running
  * --exit-after exit (status 0) after S seconds
  * --once MIB  touch MIB once at start and stay flat (no growth)
@@ -104,14 +107,15 @@ static void usage(void)
 {
 	fprintf(stderr,
 		"usage: leaker --name NAME [--rate KIB_PER_S] [--start-mib N]\n"
-		"              [--grow-for S] [--exit-after S] [--once MIB]\n");
+		"              [--flat-for S] [--grow-for S] [--exit-after S]\n"
+		"              [--once MIB]\n");
 }
 
 int main(int argc, char **argv)
 {
 	const char *name = NULL;
 	double rate = 0, start_mib = 0, grow_for = -1, exit_after = -1,
-	       once = -1;
+	       once = -1, flat_for = 0;
 	struct arena a = { 0 };
 	struct sigaction sa;
 	double t0, t;
@@ -134,6 +138,8 @@ int main(int argc, char **argv)
 			dst = &rate;
 		else if (!strcmp(o, "--start-mib"))
 			dst = &start_mib;
+		else if (!strcmp(o, "--flat-for"))
+			dst = &flat_for;
 		else if (!strcmp(o, "--grow-for"))
 			dst = &grow_for;
 		else if (!strcmp(o, "--exit-after"))
@@ -189,6 +195,7 @@ int main(int argc, char **argv)
 		if (frozen && (grow_for < 0 || t < grow_for))
 			grow_for = t;
 		grown = grow_for >= 0 && t > grow_for ? grow_for : t;
+		grown = grown > flat_for ? grown - flat_for : 0;
 		rc = grow_to(&a, (size_t)(start_mib * 1048576.0 +
 					  rate * 1024.0 * grown));
 		if (rc) {
