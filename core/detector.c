@@ -868,6 +868,8 @@ static bool bucket_push(struct memz_detector *d, double t, int16_t y, int16_t a)
 #define HOLD_MAX_S 90.0
 #define HOLD_FRAC 0.25
 #define HOLD_WANDER 2.0
+#define RENEW_SHARE 0.25
+#define RENEW_EVERY 8
 
 /* The ring, oldest first: times relative to t0, values relative to base. */
 static unsigned ring_values(const struct memz_detector *d, double *x,
@@ -1080,10 +1082,9 @@ static bool dead_flat(const struct memz_detector *d, double rate)
 		hi = y[i] > hi ? y[i] : hi;
 	}
 	band = HOLD_FRAC * rate * (x[m - 1] - x[i]);
-	if (DEAD_NOISE * ring_sigma(y, m) < band)
-		band = DEAD_NOISE * ring_sigma(y, m);
+	/* the noise (two medians) only for a band that is narrow already */
 	return m - i >= DEAD_SAMPLES && x[m - 1] - x[i] >= HOLD_MIN_S &&
-	       hi - lo < band;
+	       hi - lo < band && hi - lo < DEAD_NOISE * ring_sigma(y, m);
 }
 
 /* Whether a verdict cleared so lately that the long horizon's recent
@@ -1223,7 +1224,6 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 		d->bwander = bucket_wander(d);
 		assess_long(d, s);
 	}
-	assess_short(d, s, &sv);
 	if (was) {
 		unsigned last = (d->rhead + d->rcount - 1) % MEMZ_DET_RING;
 
@@ -1244,39 +1244,61 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 					    !dead_flat(d, d->hold_rate)
 				  : ring_holds(d, d->rt[last],
 					       rval(d, d->rv[last]))) {
-			/* a fresh start renews what the ring holds it to;
-			 * a climb under churn is no news to the floor */
-			if (d->short_leak && !d->hold_floor) {
+			/* every RENEW_EVERY pushes a fresh start renews
+			 * what the ring holds it to (its figures, and its
+			 * slack and regime when the rate moved by a quarter
+			 * or the ring filled four times that since: they
+			 * cost two medians); a climb under churn is no news
+			 * to the floor, which holds it */
+			if (d->hold_floor || d->n % RENEW_EVERY)
+				return 0;
+			assess_short(d, s, &sv);
+			if (d->short_leak) {
 				d->verdict = sv;
 				d->verdict.since = since;
-				hold_begin(d, sv.rate_bps, sv.samples);
+				if (fabs(sv.rate_bps - d->hold_rate) >
+					    RENEW_SHARE * d->hold_rate ||
+				    !(d->n % (4 * RENEW_EVERY)))
+					hold_begin(d, sv.rate_bps, sv.samples);
 			}
 			return 0;
 		}
+		assess_short(d, s, &sv);
 		/* the growth stopped, fresh start or not */
 		d->short_leak = false;
-	} else if (d->short_leak) {
-		/* unless the ring shows it stopped since (a climb that ended
-		 * a few samples ago still fits a line): behind its expected
-		 * line, or dead flat */
-		if (!(hold_begin(d, sv.rate_bps, sv.samples) & BEHIND_NOW) &&
-		    !dead_flat(d, sv.rate_bps)) {
-			d->verdict = sv;
-			d->verdict.since = t;
-			return 1;
-		}
-		d->short_leak = false;
-	} else if (closed && d->long_leak && !recently_cleared(d, t)) {
-		struct memz_verdict lv;
+	} else {
+		assess_short(d, s, &sv);
+		if (d->short_leak) {
+			/* unless the ring shows it stopped since (a climb
+			 * that ended a few samples ago still fits a line):
+			 * behind its expected line, or dead flat */
+			if (!(hold_begin(d, sv.rate_bps, sv.samples) &
+			      BEHIND_NOW) &&
+			    !dead_flat(d, sv.rate_bps)) {
+				d->verdict = sv;
+				d->verdict.since = t;
+				return 1;
+			}
+			d->short_leak = false;
+		} else if (closed && d->long_leak && !recently_cleared(d, t)) {
+			struct memz_verdict lv;
 
-		/* the long horizon judged buckets that closed; the ring
-		 * may already show the growth stopped since */
-		long_verdict(d, &lv);
-		if (!((hold_begin(d, lv.rate_bps, MEMZ_DET_RING) & BEHIND_NOW) &&
-		      ring_flat_end(d, lv.rate_bps))) {
-			d->verdict = lv;
-			d->verdict.since = t;
-			return 1;
+			/* the long horizon judged buckets that closed; the
+			 * ring may already show the growth stopped since */
+			long_verdict(d, &lv);
+			if (!((hold_begin(d, lv.rate_bps, MEMZ_DET_RING) &
+			       BEHIND_NOW) &&
+			      ring_flat_end(d, lv.rate_bps))) {
+				/* judged on buckets: the ring is too short
+				 * to know how this series wanders, and one
+				 * that fell half the slack between buckets
+				 * is held by them */
+				if (d->bwander > 0.5 * d->hold_slack)
+					d->hold_floor = true;
+				d->verdict = lv;
+				d->verdict.since = t;
+				return 1;
+			}
 		}
 	}
 	/* not flagged: the figures of a level fit, and since when its last
