@@ -264,33 +264,68 @@ static bool flat_ring(struct memz_detector *d, unsigned start)
 	return true;
 }
 
+static unsigned ring_values(const struct memz_detector *d, double *x,
+			    double *y);
+static double ring_sigma(const double *y, unsigned m);
+
 /*
  * How far the series has wandered: the deepest fall it made from a high to
  * a later low, over the closed buckets (a bucket's maximum before a later
  * bucket's minimum: within one bucket the order is not kept). A leak does
  * not fall back, and noise falls by a few noise widths; allocator churn (a
  * bounded random walk) falls as far as it rises, by its whole range once
- * it has been around for a while. Kept when a bucket closes; the short
- * horizon adds the fall within the ring before its window.
+ * it has been around for a while. With cap > 0, a bucket's high is taken
+ * no more than cap above its low (spike_wander). Kept when a bucket closes;
+ * the short horizon adds the fall within the ring before its window.
  */
-static float bucket_wander(const struct memz_detector *d)
+static float bucket_wander_capped(const struct memz_detector *d, double cap)
 {
-	int32_t hi = 0, dd = 0;
+	double hi = 0, dd = 0;
 	bool first = true;
 
 	for (int64_t n = d->cur_idx - MEMZ_DET_BUCKETS; n < d->cur_idx; n++) {
 		unsigned j = slot(n);
+		double lo, top;
 
 		if (d->bmax[j] == NONE)
 			continue;
-		if (!first && hi - d->bmin[j] > dd)
-			dd = hi - d->bmin[j];
-		if (first || d->bmax[j] > hi)
-			hi = d->bmax[j];
+		lo = val(d, d->bmin[j]);
+		top = val(d, d->bmax[j]);
+		if (cap > 0 && top > lo + cap)
+			top = lo + cap;
+		if (!first && hi - lo > dd)
+			dd = hi - lo;
+		if (first || top > hi)
+			hi = top;
 		first = false;
 	}
-	return (float)((double)dd * d->unit);
+	return (float)dd;
 }
+
+static float bucket_wander(const struct memz_detector *d)
+{
+	return bucket_wander_capped(d, 0);
+}
+
+/*
+ * The wander the long horizon's start weighs a floor's rise against: a
+ * bucket's high no more than SPIKE_CAP noise widths above its low, since
+ * a batch job's 48 MiB for a few seconds above a slow leak is no level the
+ * series stood at (noise, and a walk within a bucket, stay under it; the
+ * noise is the ring's width about its trend, which a spike every 30 s
+ * leaves alone). The
+ * short horizon and the holding keep the whole fall: a spike is as real a
+ * dip to them.
+ */
+#define SPIKE_CAP 8.0
+static double spike_wander(const struct memz_detector *d)
+{
+	double x[MEMZ_DET_RING], y[MEMZ_DET_RING];
+	unsigned m = ring_values(d, x, y);
+
+	return bucket_wander_capped(d, SPIKE_CAP * ring_sigma(y, m));
+}
+
 /*
  * The quarter rules of short_window for the window j..m-1, from the suffix
  * sums (the quarters' means are differences of them), before its samples
@@ -668,7 +703,7 @@ static bool long_window(const struct memz_detector *d,
 	 * back to where the series has been */
 	if (later && (!peak_before(d, first, &peak) || env[nb - 1] <= peak))
 		return false;
-	if (env[nb - 1] - env[0] <= WANDER_LONG * d->bwander &&
+	if (env[nb - 1] - env[0] <= WANDER_LONG * spike_wander(d) &&
 	    (later || !even_rise(x, env, nb, f->slope)))
 		return false;
 	return owned(aenv[0], aenv[nb - 1], env[nb - 1] - env[0]);
