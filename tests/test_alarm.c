@@ -33,31 +33,32 @@ static void sustained_and_hurting(void)
 	CHECK(isnan(a.time_left));
 	CHECK_INT(a.level, MEMZ_ALARM_NONE);
 
-	/* a suspect for 30 s: shown, not alarmed (LeakAlarmAfter 60) */
-	memz_alarm_update(&a, &v, 130, (uint64_t)(20 * GiB), &s);
+	/* a suspect for 90 s: shown, not alarmed (LeakAlarmAfter 120) */
+	memz_alarm_update(&a, &v, 190, (uint64_t)(20 * GiB), &s);
 	CHECK_INT(a.level, MEMZ_ALARM_NONE);
 	CHECK(!a.changed);
 	CHECK(isnan(a.time_left));
-	CHECK(!memz_alarm_sustained(&v, 130, &s));
-	/* sustained: 20 GiB at 256 KiB/s is 22.8 h, under a week: WARNING */
-	memz_alarm_update(&a, &v, 160, (uint64_t)(20 * GiB), &s);
-	CHECK(memz_alarm_sustained(&v, 160, &s));
+	CHECK(!memz_alarm_sustained(&v, 190, &s));
+	/* sustained: 20 GiB at 256 KiB/s is 22.8 h, under two days:
+	 * WARNING */
+	memz_alarm_update(&a, &v, 220, (uint64_t)(20 * GiB), &s);
+	CHECK(memz_alarm_sustained(&v, 220, &s));
 	CHECK_INT(a.level, MEMZ_ALARM_WARNING);
 	CHECK(a.changed);
 	CHECK_NEAR(a.time_left, 20 * GiB / (256 * 1024), 1e-6);
-	memz_alarm_update(&a, &v, 161, (uint64_t)(20 * GiB), &s);
+	memz_alarm_update(&a, &v, 221, (uint64_t)(20 * GiB), &s);
 	CHECK(!a.changed);
 	/* under OomWarn (1 h) left: CRITICAL */
-	memz_alarm_update(&a, &v, 162, (uint64_t)(512 * 1024 * 1024.0), &s);
+	memz_alarm_update(&a, &v, 222, (uint64_t)(512 * 1024 * 1024.0), &s);
 	CHECK_INT(a.level, MEMZ_ALARM_CRITICAL);
 	CHECK(a.changed);
 	/* the verdict clears: no alarm, at once */
 	v.leak = false;
-	memz_alarm_update(&a, &v, 163, (uint64_t)(512 * 1024 * 1024.0), &s);
+	memz_alarm_update(&a, &v, 223, (uint64_t)(512 * 1024 * 1024.0), &s);
 	CHECK_INT(a.level, MEMZ_ALARM_NONE);
 	CHECK(a.changed);
 	CHECK(isnan(a.time_left));
-	memz_alarm_update(&a, NULL, 164, 0, &s);
+	memz_alarm_update(&a, NULL, 224, 0, &s);
 	CHECK(!a.changed);
 }
 
@@ -89,7 +90,7 @@ static void hysteresis(void)
 {
 	struct memz_settings s;
 	struct memz_alarm a;
-	struct memz_verdict v = leak(0, 1);
+	struct memz_verdict v = leak(-1000, 1);
 	unsigned changes = 0;
 
 	memz_settings_init(&s);
@@ -108,9 +109,9 @@ static void hysteresis(void)
 	CHECK_INT(a.level, MEMZ_ALARM_CRITICAL);
 	memz_alarm_update(&a, &v, 301, 7201, &s);
 	CHECK_INT(a.level, MEMZ_ALARM_WARNING);
-	memz_alarm_update(&a, &v, 302, 2 * 604800 - 1, &s);
+	memz_alarm_update(&a, &v, 302, 2 * 172800 - 1, &s);
 	CHECK_INT(a.level, MEMZ_ALARM_WARNING);
-	memz_alarm_update(&a, &v, 303, 2 * 604800 + 1, &s);
+	memz_alarm_update(&a, &v, 303, 2 * 172800 + 1, &s);
 	CHECK_INT(a.level, MEMZ_ALARM_NONE);
 }
 
