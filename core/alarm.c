@@ -46,7 +46,9 @@ void memz_alarm_update(struct memz_alarm *a, const struct memz_verdict *v,
 
 	a->headroom = headroom;
 	a->time_left = NAN;
+	a->rate_bps = 0;
 	if (memz_alarm_sustained(v, now, s)) {
+		a->rate_bps = v->rate_bps;
 		a->time_left = (double)headroom / v->rate_bps;
 		level = level_for(a->time_left, a->level, s);
 	}

@@ -124,6 +124,8 @@ GR(anon, g->anon)
 GR(growth, g->det.verdict.rate_bps)
 GR(confidence, g->det.verdict.confidence)
 GR(leak, g->det.verdict.leak)
+GR(alarm, g->alarm.level)
+GR(time_left, g->alarm.time_left)
 
 static bool gr_has_usage(const void *o)
 {
@@ -162,6 +164,12 @@ static const struct memz_series group[] = {
 	{ "leak", "leak suspect", MEMZ_UNIT_FLAG,
 	  MEMZ_SERIES_VERDICT, "leaks",
 	  "Process groups flagged as leaking (1 = suspect)", gr_leak, NULL },
+	/* the host alarm's level (alarm.h: 0 none, 1 warning, 2 critical)
+	 * and the time it projects */
+	{ "leak_alarm", "leak alarm level", MEMZ_UNIT_COUNT, 0, NULL, NULL,
+	  gr_alarm, NULL },
+	{ "leak_time_left", "time left", MEMZ_UNIT_SECONDS, MEMZ_SERIES_NONE,
+	  NULL, NULL, gr_time_left, NULL },
 	{ "cgroup_usage", "cgroup usage", MEMZ_UNIT_BYTES, MEMZ_SERIES_OVERLAP,
 	  "group_cgroup_usage",
 	  "Memory the kernel charges to each group's cgroup (GroupBy cgroup)",

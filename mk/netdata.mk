@@ -71,8 +71,20 @@ AM_DISTCHECK_CONFIGURE_FLAGS = \
 
 netdatastockconfdir = $(netdata_stockconfdir)
 dist_netdatastockconf_DATA = conf/netdata/memz.conf
+# One health file per netdata major version, installed as memz.conf: the
+# one that fits the netdata configure found (NETDATA_MAJOR=1|2 overrides).
 netdatahealthdir = $(netdata_healthdir)
-dist_netdatahealth_DATA = conf/netdata/health.d/memz.conf
+EXTRA_DIST += conf/netdata/health.d/memz-netdata1.conf \
+	conf/netdata/health.d/memz-netdata2.conf scripts/netdata-major.sh
+install-data-local: install-netdata-health
+install-netdata-health:
+	major=$$(NETDATA_MAJOR='$(NETDATA_MAJOR)' $(SHELL) $(srcdir)/scripts/netdata-major.sh '$(NETDATA_BIN)') && \
+	$(MKDIR_P) '$(DESTDIR)$(netdatahealthdir)' && \
+	$(INSTALL_DATA) $(srcdir)/conf/netdata/health.d/memz-netdata$$major.conf \
+		'$(DESTDIR)$(netdatahealthdir)/memz.conf'
+uninstall-local:
+	rm -f '$(DESTDIR)$(netdatahealthdir)/memz.conf'
+.PHONY: install-netdata-health
 
 check_PROGRAMS += tests/ndcheck
 tests_ndcheck_SOURCES = tests/netdata/ndcheck_main.c $(NDCHECK)

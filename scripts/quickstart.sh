@@ -112,7 +112,7 @@ memz_netdata_install "$build" "$nd" ||
 cat "$nd/install.out"
 chmod 755 "$dir" "$nd"
 memz_netdata_conf "$nd" "$port" memz-quickstart --proc \
-	--alarms "$src/conf/netdata/health.d/memz.conf" ||
+	--alarms "$src/conf/netdata/health.d/memz-netdata1.conf" ||
 	{ say "cannot set up netdata in $nd"; exit 1; }
 setpriv --reuid=netdata --regid=netdata --init-groups test -x "$nd/plugins/memz.plugin" || {
 	say "user netdata cannot reach $nd/plugins/memz.plugin: make the directories above $dir searchable (chmod o+x) or pick another --dir"

@@ -46,6 +46,7 @@ static void sustained_and_hurting(void)
 	CHECK_INT(a.level, MEMZ_ALARM_WARNING);
 	CHECK(a.changed);
 	CHECK_NEAR(a.time_left, 20 * GiB / (256 * 1024), 1e-6);
+	CHECK_NEAR(a.rate_bps, 256 * 1024, 1e-9);
 	memz_alarm_update(&a, &v, 221, (uint64_t)(20 * GiB), &s);
 	CHECK(!a.changed);
 	/* under OomWarn (1 h) left: CRITICAL */
@@ -58,6 +59,7 @@ static void sustained_and_hurting(void)
 	CHECK_INT(a.level, MEMZ_ALARM_NONE);
 	CHECK(a.changed);
 	CHECK(isnan(a.time_left));
+	CHECK_NEAR(a.rate_bps, 0, 1e-9);
 	memz_alarm_update(&a, NULL, 224, 0, &s);
 	CHECK(!a.changed);
 }

@@ -89,6 +89,8 @@ static void test_values(void)
 	g[0].anon = 1024;
 	g[0].det.verdict.rate_bps = -12.5;
 	g[0].det.verdict.confidence = 40;
+	g[0].alarm.level = MEMZ_ALARM_CRITICAL;
+	g[0].alarm.time_left = 3000;
 	g[1].name = "quiet"; /* not reported: no values */
 	g[2].name = "a/b c"; /* sanitises to a_b_c too: a_b_c_2 */
 	g[2].reported = true;
@@ -102,8 +104,8 @@ static void test_values(void)
 	CHECK_INT(memz_report_new(&r, memz_allocator_libc()), 0);
 	n = values(r, &s, &out);
 	CHECK_INT(n, out.n);
-	/* 8 breakdown + 3 psi (no full) + 2 node + 2 gauges + 3 groups * 9 */
-	CHECK_INT(out.n, 8 + 3 + 2 + 2 + 27);
+	/* 8 breakdown + 3 psi (no full) + 2 node + 2 gauges + 3 groups * 11 */
+	CHECK_INT(out.n, 8 + 3 + 2 + 2 + 33);
 
 	CHECK(val(&out, "", "memory", "free") == 100);
 	CHECK(val(&out, "", "memory", "buffers") == 10);
@@ -127,6 +129,8 @@ static void test_values(void)
 	CHECK(val(&out, "a_b_c", "memory", "rss") == 8192);
 	CHECK(val(&out, "a_b_c", "memory", "swap") == 1);
 	CHECK(val(&out, "a_b_c", "memory", "anon") == 1024);
+	CHECK(val(&out, "a_b_c", "gauge", "leak_alarm") == 2);
+	CHECK(val(&out, "a_b_c", "gauge", "leak_time_left") == 3000);
 	CHECK(val(&out, "a_b_c", "gauge", "growth_rate") == -12.5);
 	CHECK(val(&out, "a_b_c", "gauge", "leak_confidence") == 40);
 	pc = find(&out, "a_b_c", "ps_count", "");
@@ -172,13 +176,13 @@ static void test_values(void)
 	g[0].name = "x_y";
 	g[2].name = "x y";
 	values(r, &s, &out);
-	CHECK_INT(out.n, 8 + 3 + 2 + 2 + 27);
+	CHECK_INT(out.n, 8 + 3 + 2 + 2 + 33);
 	CHECK(val(&out, "x_y", "memory", "pss") == 4096);
 	CHECK(val(&out, "x_y_2", "memory", "pss") == 10);
 	/* and two clean names never hide each other */
 	g[2].name = "x_z";
 	values(r, &s, &out);
-	CHECK_INT(out.n, 8 + 3 + 2 + 2 + 27);
+	CHECK_INT(out.n, 8 + 3 + 2 + 2 + 33);
 	CHECK(val(&out, "x_z", "memory", "pss") == 10);
 
 	/* with full PSI the three full lines follow */
@@ -324,6 +328,41 @@ static void test_events(void)
 	cdm_event(&e, &m);
 	CHECK_INT(strlen(m.plugin_instance), CDM_INSTANCE_MAX - 1);
 	CHECK(strlen(m.message) < CDM_MESSAGE_MAX);
+}
+
+/* A group's alarm level, as the notification a collectd user is woken by:
+ * severity follows the level, the message names the group and its time. */
+static void test_alarm(void)
+{
+	struct memz_group g;
+	struct cdm_oom_notif m;
+
+	memset(&g, 0, sizeof g);
+	g.name = "le\naky";
+	g.alarm.level = MEMZ_ALARM_WARNING;
+	g.alarm.rate_bps = 262144;
+	g.alarm.time_left = 81920;
+	g.alarm.headroom = 20ull << 30;
+	cdm_alarm(&g, &m);
+	CHECK_INT(m.severity, CDM_WARNING);
+	CHECK_STR(m.plugin_instance, "le_aky");
+	CHECK_STR(m.type_instance, "leak_alarm");
+	CHECK_STR(m.message, "[LEAK] group le_aky grows 256.0 KiB/s; at that "
+			     "rate memory runs out in 23 h (20.0 GiB left)");
+	CHECK(m.seconds == 81920);
+	CHECK(m.rate_bps == 262144);
+
+	g.alarm.level = MEMZ_ALARM_CRITICAL;
+	g.alarm.time_left = 1800;
+	cdm_alarm(&g, &m);
+	CHECK_INT(m.severity, CDM_FAILURE);
+	CHECK(strstr(m.message, "runs out in 30 min") != NULL);
+
+	memz_alarm_init(&g.alarm);
+	cdm_alarm(&g, &m);
+	CHECK_INT(m.severity, CDM_OKAY);
+	CHECK_STR(m.message, "[LEAK] cleared: group le_aky no longer grows "
+			     "toward running out of memory");
 }
 
 static void test_config_text(void)
@@ -526,6 +565,7 @@ int main(void)
 	test_leakpart();
 	test_oom();
 	test_events();
+	test_alarm();
 	test_config_text();
 	test_config_span();
 	test_example_conf();

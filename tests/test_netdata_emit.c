@@ -321,6 +321,9 @@ static void test_group_instances(void)
 	s.g[2].det.verdict.leak = true;
 	s.g[2].det.verdict.rate_bps = 262144.4;
 	s.g[2].det.verdict.confidence = 87;
+	s.g[2].alarm.level = MEMZ_ALARM_WARNING;
+	s.g[2].alarm.time_left = 5000.4;
+	s.g[0].alarm.time_left = NAN;
 	cycle(&s, (int[]){ 0, 1, 2 }, 3);
 
 	CHECK_INT(ndc_chart_count(s.chk, "memz.group_mem", true), 3);
@@ -344,6 +347,16 @@ static void test_group_instances(void)
 	CHECK_INT(inst(&s, "leaky", "leak", "leak"), 1);
 	CHECK_INT(inst(&s, "leaky", "leak", "rate"), 262144);
 	CHECK_INT(inst(&s, "leaky", "leak", "confidence"), 87);
+	/* the alarm level the shipped template shows, and the time it
+	 * projects; none projected is a gap, never 0 s */
+	CHECK_INT(inst(&s, "leaky", "leak", "alarm"), 1);
+	CHECK_INT(inst(&s, "leaky", "leak", "time_left"), 5000);
+	CHECK_INT(inst(&s, "alpha", "leak", "alarm"), 0);
+	{
+		long long v;
+
+		CHECK(!ndc_last(s.chk, "memz.grp_alpha_leak", "time_left", &v));
+	}
 	CHECK_INT(inst(&s, "leaky", "growth", "growth"), 262144);
 	CHECK_INT(ndc_dim_divisor(s.chk, "memz.grp_leaky_leak", "rate"), 1024);
 

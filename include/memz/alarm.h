@@ -40,6 +40,8 @@ struct memz_alarm {
 	double time_left; /* s until the headroom is gone; NAN: no sustained
 			   * verdict, or nothing limits it */
 	uint64_t headroom; /* bytes it may still grow, as given */
+	double rate_bps;   /* the growth judged: the verdict's rate, 0 with
+			    * no sustained verdict */
 	uint8_t level;     /* enum memz_alarm_level */
 	bool changed;      /* level changed this cycle: a host notifies */
 };

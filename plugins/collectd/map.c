@@ -250,6 +250,40 @@ void cdm_oom_forecast(const struct memz_oom_scope *sc, struct cdm_oom_notif *out
 	}
 }
 
+void cdm_alarm(const struct memz_group *g, struct cdm_oom_notif *out)
+{
+	const struct memz_alarm *a = &g->alarm;
+	const char *name = g->name ? g->name : "";
+	char when[32], room[32], rate[32];
+
+	memset(out, 0, sizeof *out);
+	out->severity = a->level >= MEMZ_ALARM_CRITICAL ? CDM_FAILURE :
+			a->level >= MEMZ_ALARM_WARNING	? CDM_WARNING :
+							  CDM_OKAY;
+	out->type_instance = "leak_alarm";
+	memz_sanitize_id(name, strlen(name), out->plugin_instance,
+			 sizeof out->plugin_instance);
+	memz_sanitize_label(name, strlen(name), out->name, sizeof out->name);
+	snprintf(out->scope, sizeof out->scope, "group");
+	out->seconds = a->time_left;
+	out->rate_bps = a->rate_bps;
+	out->available = (double)a->headroom;
+	if (out->severity == CDM_OKAY) {
+		say(out->message, sizeof out->message,
+		    "[LEAK] cleared: group %s no longer grows toward running "
+		    "out of memory",
+		    out->name);
+		return;
+	}
+	fmt_rate(a->rate_bps, rate, sizeof rate);
+	fmt_duration(a->time_left, when, sizeof when);
+	fmt_bytes((double)a->headroom, "", room, sizeof room);
+	say(out->message, sizeof out->message,
+	    "[LEAK] group %s grows %s; at that rate memory runs out in %s "
+	    "(%s left)",
+	    out->name, rate, when, room);
+}
+
 void cdm_oom_kill(const struct memz_oom_kill *k, struct cdm_oom_notif *out)
 {
 	char where[CDM_MESSAGE_MAX / 2 + 16], pss[32], leak[48];

@@ -86,6 +86,17 @@ struct cdm_oom_notif {
 };
 
 void cdm_oom_forecast(const struct memz_oom_scope *sc, struct cdm_oom_notif *out);
+
+/*
+ * A group's leak alarm (alarm.h) changed level: WARNING or FAILURE as it
+ * rises, OKAY when it ends (type gauge, type instance leak_alarm, the
+ * group's id as plugin instance; seconds is the time left, available the
+ * headroom). A suspect alone is no notification: cdm_event's message goes
+ * to the log. For example
+ *
+ *   [LEAK] group leaky grows 256.0 KiB/s; at that rate memory runs out in 23 h (20.0 GiB left)
+ */
+void cdm_alarm(const struct memz_group *g, struct cdm_oom_notif *out);
 void cdm_oom_kill(const struct memz_oom_kill *k, struct cdm_oom_notif *out);
 
 /* One oconfig value as the text memz_settings_set() parses: numbers without

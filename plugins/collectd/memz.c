@@ -141,41 +141,22 @@ static void notif_head(notification_t *n, int severity, const char *pi,
 	sstrncpy(n->message, message, sizeof n->message);
 }
 
-static void notify(const struct memz_event *e)
+/* A suspect, and what it is made of, is for whoever reads the log (Debian's
+ * collectd logs INFO to syslog); only an alarm is a notification. */
+static void log_suspect(const struct memz_event *e)
 {
-	notification_t n;
 	struct cdm_notif m;
 
 	cdm_event(e, &m);
-	notif_head(&n, m.okay ? NOTIF_OKAY : NOTIF_WARNING, m.plugin_instance,
-		   "memory", "pss", m.message);
-	plugin_notification_meta_add_signed_int(&n, "pid", m.pid);
-	plugin_notification_meta_add_double(&n, "rate_bps", m.rate_bps);
-	plugin_notification_meta_add_double(&n, "r2", m.r2);
-	plugin_notification_meta_add_unsigned_int(&n, "samples", m.samples);
-	plugin_notification_meta_add_signed_int(&n, "confidence", m.confidence);
-	plugin_notification_meta_add_string(&n, "kind", m.kind);
-	plugin_notification_meta_add_string(&n, "horizon", m.horizon);
-	plugin_notification_meta_add_string(&n, "name", m.name);
-	plugin_dispatch_notification(&n);
-	plugin_notification_meta_free(n.meta);
+	INFO(PLUGIN " plugin: %s", m.message);
 }
 
-static void notify_parts(const struct memz_leakpart *lp)
+static void log_parts(const struct memz_leakpart *lp)
 {
-	notification_t n;
 	struct cdm_notif m;
 
 	cdm_leakpart(lp, &m);
-	notif_head(&n, NOTIF_WARNING, m.plugin_instance, "memory", "pss",
-		   m.message);
-	plugin_notification_meta_add_signed_int(&n, "pid", m.pid);
-	plugin_notification_meta_add_string(&n, "kind", m.kind);
-	plugin_notification_meta_add_string(&n, "name", m.name);
-	plugin_notification_meta_add_string(&n, "parts", m.parts);
-	plugin_notification_meta_add_double(&n, "over_s", m.over_s);
-	plugin_dispatch_notification(&n);
-	plugin_notification_meta_free(n.meta);
+	INFO(PLUGIN " plugin: %s", m.message);
 }
 
 static void notify_oom(const struct cdm_oom_notif *m)
@@ -214,6 +195,39 @@ static void notify_oom_all(const struct memz_oom_view *o)
 	for (size_t i = o->new_kills; i-- > 0;) {
 		cdm_oom_kill(&o->kill[i], &m);
 		notify_oom(&m);
+	}
+}
+
+/* An alarm is a notification, and a log line too: Debian's collectd.conf
+ * loads syslog without a NotifyLevel for notifications, and an operator
+ * reads syslog. */
+static void notify_alarms(const struct memz_table_view *v)
+{
+	struct cdm_oom_notif m;
+	notification_t n;
+
+	for (size_t i = 0; i < v->n_groups; i++) {
+		if (!v->groups[i]->alarm.changed)
+			continue;
+		cdm_alarm(v->groups[i], &m);
+		if (m.severity == CDM_OKAY)
+			INFO(PLUGIN " plugin: %s", m.message);
+		else if (m.severity == CDM_WARNING)
+			WARNING(PLUGIN " plugin: %s", m.message);
+		else
+			ERROR(PLUGIN " plugin: %s", m.message);
+		notif_head(&n, m.severity == CDM_OKAY	  ? NOTIF_OKAY :
+			       m.severity == CDM_FAILURE ? NOTIF_FAILURE :
+							   NOTIF_WARNING,
+			   m.plugin_instance, "gauge", m.type_instance,
+			   m.message);
+		plugin_notification_meta_add_string(&n, "name", m.name);
+		plugin_notification_meta_add_double(&n, "rate_bps", m.rate_bps);
+		plugin_notification_meta_add_double(&n, "seconds", m.seconds);
+		plugin_notification_meta_add_double(&n, "available",
+						    m.available);
+		plugin_dispatch_notification(&n);
+		plugin_notification_meta_free(n.meta);
 	}
 }
 
@@ -259,9 +273,10 @@ static int memz_read(user_data_t *ud)
 		tell_denied(snap.stats.denied);
 		memz_clock_sampled(&clk, now, snap.interval_ms);
 		for (size_t i = 0; i < snap.view.n_events; i++)
-			notify(&snap.view.events[i]);
+			log_suspect(&snap.view.events[i]);
 		for (size_t i = 0; i < snap.n_leak_parts; i++)
-			notify_parts(&snap.leak_parts[i]);
+			log_parts(&snap.leak_parts[i]);
+		notify_alarms(&snap.view);
 		notify_oom_all(&snap.oom);
 	}
 	/* Values carry the time they go out, which a first sample (every

@@ -234,8 +234,8 @@ static const struct {
 			"PSS growth rate of process group", "KiB/s", "line",
 			41 },
 	[IC_LEAK] = { "leak", "memz.group_leak",
-		      "Leak verdict of process group (1 = suspect)",
-		      "suspect", "line", 42 },
+		      "Leak suspect (1) and alarm (1 warning, 2 critical) of",
+		      "level", "line", 42 },
 };
 
 static double g_pss(const struct memz_group *g) { return (double)g->pss; }
@@ -253,6 +253,12 @@ static double g_conf(const struct memz_group *g)
 {
 	return g->det.verdict.confidence;
 }
+static double g_alarm(const struct memz_group *g) { return g->alarm.level; }
+/* NAN while no alarm projects a time: no SET, a gap */
+static double g_time_left(const struct memz_group *g)
+{
+	return g->alarm.time_left;
+}
 
 static const struct {
 	enum inst_chart chart;
@@ -266,6 +272,10 @@ static const struct {
 	{ IC_MEM, "swap", MIB, "", g_swap },
 	{ IC_GROWTH, "growth", 1024, "", g_rate },
 	{ IC_LEAK, "leak", 1, "", g_leak },
+	/* the alarm's level, which the shipped memz_group_leak template
+	 * shows: the core decides it (alarm.h) */
+	{ IC_LEAK, "alarm", 1, "", g_alarm },
+	{ IC_LEAK, "time_left", 1, "hidden", g_time_left },
 	/* for the alarm's value and for who drills down: hidden, so the
 	 * chart reads as a state */
 	{ IC_LEAK, "rate", 1024, "hidden", g_rate },
@@ -318,7 +328,8 @@ static void instance_values(struct memz_nd_emitter *e,
 			 icharts[c].suffix);
 		begin(e->out, chart_id, usec);
 		for (size_t d = 0; d < sizeof idims / sizeof *idims; d++)
-			if (idims[d].chart == (enum inst_chart)c)
+			if (idims[d].chart == (enum inst_chart)c &&
+			    !isnan(idims[d].get(rg->g)))
 				set(e->out, idims[d].id,
 				    llround(idims[d].get(rg->g)));
 		fputs("END\n", e->out);

@@ -83,7 +83,7 @@ nd_setup() {
 	for _p in "$_d" "$(dirname "$_d")"; do chmod 755 "$_p"; done
 	# shellcheck disable=SC2046
 	memz_netdata_conf "$_d" "$2" "$3" --user "${ND_USER:-netdata}" \
-		--alarms "$top_srcdir/conf/netdata/health.d/memz.conf" \
+		--alarms "$top_srcdir/conf/netdata/health.d/memz-netdata1.conf" \
 		$([ "${4:-}" = noplugin ] && echo --no-memz) ||
 		nd_fail "cannot set up netdata in $_d"
 	# Debian's netdata-core ships no system-info.sh; without it 1.37.1's
