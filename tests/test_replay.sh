@@ -58,8 +58,8 @@ expect v2 v2.csv
 #   stairs:  4 MiB every 30 s: flagged at 240 s (1 s) and 181 s (10 s)
 #   churn:   1 MiB every 64 s under +-1.5 MiB of allocator churn, in a
 #            fresh process: at 1 s its first climb is flagged (90 s) and
-#            clears when the climb ends (108 s), and the leak beneath is
-#            flagged by the long horizon (420 s); at 10 s one verdict
+#            clears when the climb ends (107 s), and the leak beneath is
+#            flagged by the long horizon (360 s); at 10 s one verdict
 #            (401 s) that holds while it leaks
 #   filemap: a 1 GiB file mapped and read at 4 MiB/s: never flagged
 #   fork:    8 forks sharing 100 MiB, one exits every 15 s: never flagged,
