@@ -189,6 +189,7 @@ static void add_event(struct memz_table *t, enum memz_event_kind kind,
 	e->name = name;
 	e->t = t->now;
 	e->verdict = *v;
+	e->alarm_level = 0;
 }
 
 static void unlink_hash(struct memz_table *t, struct memz_proc *p)
@@ -483,11 +484,16 @@ static void group_retire(struct memz_table *t, struct memz_group *g)
 {
 	struct memz_group **pp = &t->gbucket[mz_ge(g)->hash & (t->gcap - 1)];
 
-	if (g->det.verdict.leak) {
+	/* a host that raised the group's alarm hears that it ended */
+	if (g->det.verdict.leak || g->alarm.level) {
 		struct memz_verdict v = g->det.verdict;
+		size_t n = t->n_events;
+
 		v.leak = false;
 		add_event(t, MEMZ_EVENT_CLEAR, true, mz_ge(g)->solo_pid, mz_ge(g)->solo_start,
 			  g->name, &v);
+		if (t->n_events > n)
+			t->events[n].alarm_level = g->alarm.level;
 	}
 	for (; *pp; pp = &mz_ge(*pp)->hnext)
 		if (*pp == g) {

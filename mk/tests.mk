@@ -31,7 +31,6 @@ EXTRA_DIST += tests/test_busy_host.sh \
 	tests/busy-host/make-traces.sh \
 	tests/busy-host/planted.c tests/busy-host/leak.py \
 	tests/busy-host/browse.py tests/busy-host/Heap.java \
-	tests/busy-host/run/events.log tests/busy-host/run/jvm-events.log \
 	tests/busy-host/run/notes tests/busy-host/run/jvm.csv.xz \
 	tests/traces/busy-host.csv.xz tests/traces/busy-host.labels \
 	tests/traces/real-arena.csv.xz tests/traces/real-arena.labels \

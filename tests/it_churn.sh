@@ -53,7 +53,10 @@ plugin=$!
 PIDS="$PIDS $plugin"
 exec 3>"$TMP/stdin"
 
-"$MEMZ" top -p -b --match '^churn' --watch 0.5 --count $((CHURN_S * 2 + 30)) \
+# LeakWarmup 0: the growers are young, which memz leaves unjudged by
+# default; this test is about verdicts never passing through a reused pid
+"$MEMZ" top -p -b --match '^churn' --watch 0.5 --count $((CHURN_S * 6 + 30)) \
+	--set LeakWarmup=0 \
 	>"$TMP/top.out" 2>"$TMP/top.err" &
 top=$!
 PIDS="$PIDS $top"
@@ -65,7 +68,8 @@ fds() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
 nprocs() { ls -d /proc/[0-9]* 2>/dev/null | wc -l; }
 
 # the churn, in python: fork is what a shell loop cannot do 200 times a
-# second; it prints its counts as its last line
+# second; it prints its counts as its last line. A loaded machine forks
+# slower, so it goes on past CHURN_S until pids came round (up to 3x).
 python3 - "$CHURN_S" >"$TMP/churn.out" <<'EOF' &
 import ctypes, os, random, sys, time
 libc = ctypes.CDLL(None)
@@ -80,7 +84,8 @@ def child(name, life, grow_mib_s):
 seconds = float(sys.argv[1])
 seen, reused, forks, growers, grow_pids = set(), 0, 0, 0, set()
 t0 = next_grow = time.monotonic()
-while time.monotonic() - t0 < seconds:
+while (time.monotonic() - t0 < seconds or reused < 200) and \
+        time.monotonic() - t0 < 3 * seconds:
     now = time.monotonic()
     grow = now >= next_grow
     pid = os.fork()
@@ -109,7 +114,8 @@ while True:
         os.waitpid(-1, 0)
     except ChildProcessError:
         break
-print("counts", forks, round(forks / seconds), reused, growers, flush=True)
+print("counts", forks, round(forks / (time.monotonic() - t0)), reused,
+      growers, flush=True)
 EOF
 churn=$!
 PIDS="$PIDS $churn"
@@ -128,6 +134,7 @@ fds0=$(fds "$plugin")
 np0=$(nprocs)
 wait "$churn" || fail "the churn itself failed"
 forget "$churn"
+elapsed=$(( $(date +%s) - t0 ))
 rss1=$(rss_kib "$plugin")
 fds1=$(fds "$plugin")
 np1=$(nprocs)
@@ -138,11 +145,11 @@ wait "$top"
 forget "$top"
 # charts still coming at the end
 n_begin=$(grep -c '^BEGIN memz.ram' "$TMP/plugin.out")
-[ "$n_begin" -ge $((CHURN_S - 5)) ] || fail "memz.plugin sent memz.ram $n_begin times in ${CHURN_S}+ s"
+[ "$n_begin" -ge $((elapsed - 5)) ] || fail "memz.plugin sent memz.ram $n_begin times in ${elapsed} s"
 
 set -- $(grep '^counts' "$TMP/churn.out")
 forks=$2 rate=$3 reused=$4 growers=$5
-[ "$rate" -ge 100 ] || fail "only $rate forks/s: the test did not churn"
+echo "churn: $forks forks in ${elapsed} s ($rate/s), $reused pids reused, $growers growers"
 [ "$reused" -gt 100 ] || fail "only $reused pids reused: pid_max did not bite"
 
 # verdicts per pid: every grower flagged by its own pid; a churnflat row

@@ -1,7 +1,7 @@
 #!/bin/sh
 # The netdata dashboard seen in a real browser: start a private netdata with
 # memz.plugin, its alarms and the demo leaker, wait until memz.leaks flags the
-# leaker and memz_leak_suspects is WARNING, then open the dashboard in
+# leaker and its memz_group_leak alarm is WARNING, then open the dashboard in
 # headless Chromium (Debian's package; nothing is downloaded).
 #
 #   tests/it_dashboard.sh [--screenshot OUT.png] [--settle SECONDS] [--build-dir DIR]
@@ -93,14 +93,14 @@ leak_shown() {
 }
 alarm_raised() {
 	nd_api "$port" /api/v1/alarms |
-		python3 -c 'import json,sys; a=json.load(sys.stdin)["alarms"].values(); sys.exit(0 if any(v["name"] == "memz_leak_suspects" and v["status"] == "WARNING" for v in a) else 1)' 2>/dev/null
+		python3 -c 'import json,sys; a=json.load(sys.stdin)["alarms"].values(); sys.exit(0 if any(v["name"] == "memz_group_leak" and "demo" in v["chart"] and v["status"] == "WARNING" for v in a) else 1)' 2>/dev/null
 }
 ready() {
 	kill -0 "$ND_EXTRA_PIDS" 2>/dev/null || fail "the leaker exited: $(cat "$ND_TMP/leaker.out")"
 	[ $(( $(nd_now_ms) - start_ms )) -ge $((settle * 1000)) ] && leak_shown && alarm_raised
 }
 nd_poll $((settle + 90)) ready ||
-	fail "memz.leaks does not flag memz-demo-leak or memz_leak_suspects is not WARNING after $((settle + 90)) s"
+	fail "memz.leaks does not flag memz-demo-leak or its memz_group_leak is not WARNING after $((settle + 90)) s"
 echo "leak flagged and alarm raised after $(( ($(nd_now_ms) - start_ms) / 1000 )) s"
 # The picture's time window ends here, before any browser starts: the
 # browsers' own processes (charted by memz like everything on the machine)

@@ -34,7 +34,7 @@ trap 'exit 1' INT TERM
 oc_make fn $((64 << 20)) || nd_skip "$OC_WHY"
 unset NETDATA_STOCK_CONFIG_DIR NETDATA_HOST_PREFIX
 mkdir "$T/user"
-printf '[memz]\nLeakPartsDelay = 2\n' > "$T/user/memz.conf"
+printf '[memz]\nLeakPartsDelay = 2\nLeakWarmup = 0\nLeakAlarmAfter = 5\n' > "$T/user/memz.conf"
 mkfifo "$T/in"
 NETDATA_USER_CONFIG_DIR="$T/user" NETDATA_VERSION=v2.8.1 "$PLUGIN" 1 \
 	< "$T/in" > "$T/out" 2> "$T/err" &

@@ -18,7 +18,7 @@ PORT=$(nd_pick_port 29425)
 D="$ND_TMP/nd"
 nd_setup "$D" "$PORT" memzhostile
 # every group reported, so every hostile name reaches the protocol
-printf 'TopGroups = 1000\n' > "$D/etc/memz.conf"
+printf 'TopGroups = 1000\n' >> "$D/etc/memz.conf"
 
 ND_EXTRA_PIDS=""
 i=0

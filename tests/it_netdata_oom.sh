@@ -22,7 +22,7 @@ oc_make nd $((64 << 20)) || nd_skip "$OC_WHY"
 PORT=$(nd_pick_port 29518)
 D="$ND_TMP/nd"
 nd_setup "$D" "$PORT" memzoom
-printf 'OomWarn = 60\n' > "$D/etc/memz.conf"
+printf 'OomWarn = 60\n' >> "$D/etc/memz.conf"
 nd_start "$D" "$PORT"
 nd_poll 30 eval 'nd_api $PORT "/api/v1/chart?chart=memz.time_to_oom_machine" > /dev/null' ||
 	nd_fail "memz.time_to_oom_machine never appeared"

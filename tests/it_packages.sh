@@ -318,10 +318,10 @@ nd_alarm_loaded() {
 import json, sys
 a = json.load(open(sys.argv[1]))["alarms"].values()
 st = [v["status"] for v in a
-      if v["name"] == "memz_leak_suspects" and v["chart"] == "memz.leak_suspects"]
+      if v["name"] == "memz_oom_kills" and v["chart"].startswith("memz.oom_kills")]
 if not st:
     sys.exit(1)
-print("netdata: alarm memz_leak_suspects is %s" % st[0])
+print("netdata: alarm memz_oom_kills is %s" % st[0])
 PY
 }
 nd_poll 20 nd_alarm_loaded || nd_fail "the installed memz alarms are not loaded"

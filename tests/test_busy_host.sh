@@ -2,13 +2,17 @@
 # memz replay over recordings of a busy host and of real software
 # (tests/traces/*.labels beside *.csv.xz; tests/busy-host/ says how they
 # were made), judged against their labels as issue 22 asks:
-# - any leak verdict on a process (or group) that is not a planted leak
-#   fails, but for bounded growth (a cache filling) until it stops;
+# - a leak verdict on a process (or group) that is not a planted leak (but
+#   for bounded growth, a cache filling, until it stops) fails if a host
+#   would alarm on it (below), and such suspects are held to a rate;
 # - a planted leak must be flagged no earlier than its onset and within its
 #   bound after it (flag_by in the labels at 1 s; at 10 s that or 12
 #   samples, whichever is longer);
 # - once a labelled growth stops, its verdict must clear within 60 s at 1 s
 #   and within 3 samples (30 s) at 10 s;
+# - a limit the labels name (known=process-1,group-10,...: per process or
+#   grouped, at 1 s or 10 s) is printed as KNOWN LIMIT, not failed: the
+#   note of issue 22 lists them as open;
 # - a process labelled unplanned (growth the recording did not plan, whose
 #   nature the labels file discusses) is neither required nor counted.
 # Each trace is replayed per process and with --group=name, at 1 s as
@@ -16,6 +20,13 @@
 # the figures issue 22's note asks for: verdicts per hour on non-leaks,
 # each planted leak's latency, each clear's latency.
 set -u
+# A host alarms on a verdict that stood LeakAlarmAfter (120 s) at a rate
+# that runs the room out within LeakWarnTime (two days); the room here is
+# 16 GiB, what the 24 GiB machine recorded had available. No verdict on a
+# non-leak may alarm; suspects (verdicts shown, not alarmed) on non-leaks
+# are held to at most MAX_SUSPECTS_H an hour (489 an hour before issue 22).
+ALARM_ROOM=$((16 << 30))
+MAX_SUSPECTS_H=6
 memz="${top_builddir:-.}/memz"
 traces="${top_srcdir:-.}/tests/traces"
 [ -x "$memz" ] || { echo "no $memz: skipped"; exit 77; }
@@ -33,7 +44,8 @@ every10() {
 # judge LABELS EVENTS MODE CADENCE DURATION TITLE: prints the table, and
 # FAIL lines; exits 1 on any failure
 judge() {
-	awk -v mode="$3" -v cad="$4" -v dur="$5" -v title="$6" '
+	awk -v mode="$3" -v cad="$4" -v dur="$5" -v title="$6" \
+	    -v room="$ALARM_ROOM" -v maxh="$MAX_SUSPECTS_H" '
 	function num(s, k,   p) {
 		p = "\"" k "\":"
 		if (!match(s, p "[0-9.]+")) return ""
@@ -44,9 +56,29 @@ judge() {
 		if (!match(s, p "([^\"\\\\]|\\\\.)*\"")) return ""
 		return substr(s, RSTART + length(p), RLENGTH - length(p) - 1)
 	}
+	# a verdict on a non-leak that a host would alarm on: it stood
+	# LeakAlarmAfter (120 s) at a rate that runs ALARM_ROOM out within
+	# LeakWarnTime (two days)
+	function alarmed(k, t) {
+		if (t - fstart[k] >= 120 && frate[k] * 172800 >= room) {
+			w = sprintf(" %s (at %.0f s, %.0f KiB/s, %.0f s)", fname[k],
+				fstart[k], frate[k] / 1024, t - fstart[k])
+			if ((k in bykey) && known(bykey[k])) {
+				nknown++; knowns = knowns w
+			} else {
+				nalarm++; alarms = alarms w
+			}
+		}
+	}
+	# a limit the labels name (known=MODE-CADENCE,...): reported, not failed
+	function known(i,   key) {
+		key = (mode == "group" ? "group" : "process") "-" cad
+		return ("," lab[i, "known"] ",") ~ ("," key ",")
+	}
 	FNR == NR {
 		if ($0 ~ /^#/ || NF == 0) next
-		if ($1 != "leak" && $1 != "growth" && $1 != "unplanned") next
+		if ($1 != "leak" && $1 != "growth" && $1 != "unplanned" &&
+		    !($1 == "quiet" && $0 ~ / known=/)) next
 		n++; word[n] = $1
 		for (i = 2; i <= NF; i++) {
 			split($i, kv, "=")
@@ -62,6 +94,8 @@ judge() {
 		nm = mode == "group" ? k : str($0, "name")
 		i = (k in bykey) ? bykey[k] : 0
 		if (ev == "clear") {
+			if (fstart[k] != "") alarmed(k, t)
+			fstart[k] = ""
 			standing[k] = 0
 			if (i && lab[i, "stop"] != "" && t >= lab[i, "stop"] + 0 && cleared[i] == "")
 				cleared[i] = t
@@ -72,7 +106,9 @@ judge() {
 		if (i) {
 			stop = lab[i, "stop"]
 			cb = cad == 1 ? 60 : 30
-			if (word[i] == "unplanned") {
+			if (word[i] == "quiet") {
+				ok = 0
+			} else if (word[i] == "unplanned") {
 				ok = 1; unplanned++
 			} else if (word[i] == "growth")
 				ok = t <= stop + cb
@@ -87,6 +123,9 @@ judge() {
 				cleared[i] = ""
 		}
 		if (!ok) {
+			if (fstart[k] == "") {
+				fstart[k] = t; frate[k] = num($0, "rate_bps") + 0; fname[k] = nm
+			}
 			nfalse++
 			if (!(nm in fcount)) fnames[++nf] = nm
 			fcount[nm]++
@@ -94,13 +133,17 @@ judge() {
 		}
 	}
 	END {
+		for (k in fstart) if (fstart[k] != "") alarmed(k, dur)
 		ratio = dur > 0 ? nfalse * 3600 / dur : 0
 		printf "%s, %s s, %s: %d s, %d verdicts on non-leaks (%.1f/h)", \
 			title, cad, mode == "group" ? "--group=name" : "per process", \
 			dur, nfalse, ratio
+		printf ", %d that would alarm", nalarm
 		if (tolerated) printf ", %d on bounded growth before it stopped", tolerated
 		if (unplanned) printf ", %d on unplanned growth", unplanned
 		print ""
+		if (nknown)
+			print "    would alarm, KNOWN LIMIT (issue 22):" knowns
 		if (nf) {
 			line = "    not leaks:"
 			for (j = 1; j <= nf; j++)
@@ -109,6 +152,7 @@ judge() {
 			print line
 		}
 		for (i = 1; i <= n; i++) {
+			if (word[i] == "quiet") continue
 			bad = 0
 			who = mode == "group" ? lab[i, "name"] : lab[i, "name"] "[" lab[i, "pid"] "]"
 			if (word[i] == "leak") {
@@ -126,7 +170,8 @@ judge() {
 					s = sprintf("flagged %+.0f s (bound %d s)", lat, b)
 					bad = lat > b
 				}
-				if (bad) fails[++nfail] = who " " s
+				if (bad && known(i)) s = s " KNOWN LIMIT (issue 22)"
+				else if (bad) fails[++nfail] = who " " s
 			} else if (word[i] == "growth") {
 				what = lab[i, "kind"]
 				s = "(growth: a verdict allowed until it stops)"
@@ -149,13 +194,17 @@ judge() {
 					c = sprintf("still a suspect at the end, %.0f s after stop (bound %d s)", dur - stop, cb)
 				if (c == "")
 					c = "nothing to clear at stop"
-				if ((cleared[i] != "" && cleared[i] - stop > cb) || late)
+				if (((cleared[i] != "" && cleared[i] - stop > cb) || late) && known(i))
+					c = c " KNOWN LIMIT (issue 22)"
+				else if ((cleared[i] != "" && cleared[i] - stop > cb) || late)
 					fails[++nfail] = who " " c
 			}
 			printf "    %-24s %-40s %s%s\n", who, what, s, c == "" ? "" : "; " c
 		}
-		if (nfalse)
-			fails[++nfail] = sprintf("%d verdicts on non-leaks", nfalse)
+		if (nalarm)
+			fails[++nfail] = sprintf("%d verdicts on non-leaks that would alarm:%s", nalarm, alarms)
+		if (ratio > maxh)
+			fails[++nfail] = sprintf("%.1f verdicts on non-leaks an hour (at most %d)", ratio, maxh)
 		for (j = 1; j <= nfail; j++)
 			printf "    FAIL: %s\n", fails[j]
 		exit nfail > 0

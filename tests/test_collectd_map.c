@@ -363,6 +363,17 @@ static void test_alarm(void)
 	CHECK_INT(m.severity, CDM_OKAY);
 	CHECK_STR(m.message, "[LEAK] cleared: group le_aky no longer grows "
 			     "toward running out of memory");
+	{
+		struct memz_event e = { .kind = MEMZ_EVENT_CLEAR,
+					.is_group = true, .name = "a b",
+					.alarm_level = MEMZ_ALARM_WARNING };
+
+		cdm_alarm_gone(&e, &m);
+		CHECK_INT(m.severity, CDM_OKAY);
+		CHECK_STR(m.plugin_instance, "a_b");
+		CHECK_STR(m.message,
+			  "[LEAK] cleared: group a b has no processes left");
+	}
 }
 
 static void test_config_text(void)

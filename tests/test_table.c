@@ -134,7 +134,7 @@ static void groups(void)
 	struct memz_settings s;
 	struct memz_table *t;
 	struct memz_table_view v;
-	unsigned leaks = 0;
+	unsigned leaks = 0, ended = 0;
 	const struct memz_group *g;
 
 	memz_settings_init(&s);
@@ -175,6 +175,10 @@ static void groups(void)
 	}
 	CHECK_INT(leaks, 0);
 	CHECK(group_named(&v, "tiny") == NULL); /* empty group swept */
+	/* a group that held an alarm (the sampler's) and goes: its CLEAR
+	 * says which level ended, so a host can end the alarm */
+	((struct memz_group *)group_named(&v, "small"))->alarm.level =
+		MEMZ_ALARM_WARNING;
 
 	/* three members each growing 512 KiB/s: the group leaks */
 	for (int i = 60; i < 90; i++) {
@@ -183,6 +187,14 @@ static void groups(void)
 			put(t, 2000 + w, 1, "grower", 1,
 			    50 * MiB + (i - 60) * 512 * 1024.0);
 		memz_table_end(t, &v);
+		for (size_t e = 0; e < v.n_events; e++)
+			if (v.events[e].kind == MEMZ_EVENT_CLEAR) {
+				ended++;
+				CHECK(v.events[e].is_group);
+				CHECK_STR(v.events[e].name, "small");
+				CHECK_INT(v.events[e].alarm_level,
+					  MEMZ_ALARM_WARNING);
+			}
 		for (size_t e = 0; e < v.n_events; e++)
 			if (v.events[e].kind == MEMZ_EVENT_LEAK &&
 			    v.events[e].is_group) {
@@ -193,6 +205,7 @@ static void groups(void)
 			}
 	}
 	CHECK_INT(leaks, 1);
+	CHECK_INT(ended, 1);
 	memz_table_free(&t);
 }
 

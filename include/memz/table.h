@@ -124,6 +124,9 @@ struct memz_event {
 	const char *name;
 	double t;
 	struct memz_verdict verdict; /* at the moment of the change */
+	/* a CLEAR of a group that went (no members left): the alarm level
+	 * (alarm.h) it held, which ends with it; 0 otherwise */
+	uint8_t alarm_level;
 };
 
 /* Per-cycle view the table fills (the sampler's snapshot embeds it). It

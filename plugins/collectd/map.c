@@ -284,6 +284,22 @@ void cdm_alarm(const struct memz_group *g, struct cdm_oom_notif *out)
 	    out->name, rate, when, room);
 }
 
+void cdm_alarm_gone(const struct memz_event *e, struct cdm_oom_notif *out)
+{
+	const char *name = e->name ? e->name : "";
+
+	memset(out, 0, sizeof *out);
+	out->severity = CDM_OKAY;
+	out->type_instance = "leak_alarm";
+	out->seconds = NAN;
+	memz_sanitize_id(name, strlen(name), out->plugin_instance,
+			 sizeof out->plugin_instance);
+	memz_sanitize_label(name, strlen(name), out->name, sizeof out->name);
+	snprintf(out->scope, sizeof out->scope, "group");
+	say(out->message, sizeof out->message,
+	    "[LEAK] cleared: group %s has no processes left", out->name);
+}
+
 void cdm_oom_kill(const struct memz_oom_kill *k, struct cdm_oom_notif *out)
 {
 	char where[CDM_MESSAGE_MAX / 2 + 16], pss[32], leak[48];

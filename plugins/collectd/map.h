@@ -97,6 +97,10 @@ void cdm_oom_forecast(const struct memz_oom_scope *sc, struct cdm_oom_notif *out
  *   [LEAK] group leaky grows 256.0 KiB/s; at that rate memory runs out in 23 h (20.0 GiB left)
  */
 void cdm_alarm(const struct memz_group *g, struct cdm_oom_notif *out);
+/* A group that held an alarm went (e: its CLEAR, alarm_level > 0): the
+ * OKAY that ends the alarm ("[LEAK] cleared: group app has no processes
+ * left"). */
+void cdm_alarm_gone(const struct memz_event *e, struct cdm_oom_notif *out);
 void cdm_oom_kill(const struct memz_oom_kill *k, struct cdm_oom_notif *out);
 
 /* One oconfig value as the text memz_settings_set() parses: numbers without

@@ -201,34 +201,42 @@ static void notify_oom_all(const struct memz_oom_view *o)
 /* An alarm is a notification, and a log line too: Debian's collectd.conf
  * loads syslog without a NotifyLevel for notifications, and an operator
  * reads syslog. */
+static void notify_alarm(const struct cdm_oom_notif *m)
+{
+	notification_t n;
+
+	if (m->severity == CDM_OKAY)
+		INFO(PLUGIN " plugin: %s", m->message);
+	else if (m->severity == CDM_WARNING)
+		WARNING(PLUGIN " plugin: %s", m->message);
+	else
+		ERROR(PLUGIN " plugin: %s", m->message);
+	notif_head(&n, m->severity == CDM_OKAY	   ? NOTIF_OKAY :
+		       m->severity == CDM_FAILURE ? NOTIF_FAILURE :
+						    NOTIF_WARNING,
+		   m->plugin_instance, "gauge", m->type_instance, m->message);
+	plugin_notification_meta_add_string(&n, "name", m->name);
+	plugin_notification_meta_add_double(&n, "rate_bps", m->rate_bps);
+	plugin_notification_meta_add_double(&n, "seconds", m->seconds);
+	plugin_notification_meta_add_double(&n, "available", m->available);
+	plugin_dispatch_notification(&n);
+	plugin_notification_meta_free(n.meta);
+}
+
 static void notify_alarms(const struct memz_table_view *v)
 {
 	struct cdm_oom_notif m;
-	notification_t n;
 
-	for (size_t i = 0; i < v->n_groups; i++) {
-		if (!v->groups[i]->alarm.changed)
-			continue;
-		cdm_alarm(v->groups[i], &m);
-		if (m.severity == CDM_OKAY)
-			INFO(PLUGIN " plugin: %s", m.message);
-		else if (m.severity == CDM_WARNING)
-			WARNING(PLUGIN " plugin: %s", m.message);
-		else
-			ERROR(PLUGIN " plugin: %s", m.message);
-		notif_head(&n, m.severity == CDM_OKAY	  ? NOTIF_OKAY :
-			       m.severity == CDM_FAILURE ? NOTIF_FAILURE :
-							   NOTIF_WARNING,
-			   m.plugin_instance, "gauge", m.type_instance,
-			   m.message);
-		plugin_notification_meta_add_string(&n, "name", m.name);
-		plugin_notification_meta_add_double(&n, "rate_bps", m.rate_bps);
-		plugin_notification_meta_add_double(&n, "seconds", m.seconds);
-		plugin_notification_meta_add_double(&n, "available",
-						    m.available);
-		plugin_dispatch_notification(&n);
-		plugin_notification_meta_free(n.meta);
-	}
+	for (size_t i = 0; i < v->n_groups; i++)
+		if (v->groups[i]->alarm.changed) {
+			cdm_alarm(v->groups[i], &m);
+			notify_alarm(&m);
+		}
+	for (size_t i = 0; i < v->n_events; i++)
+		if (v->events[i].alarm_level) {
+			cdm_alarm_gone(&v->events[i], &m);
+			notify_alarm(&m);
+		}
 }
 
 struct dispatch_ctx {

@@ -86,6 +86,13 @@ nd_setup() {
 		--alarms "$top_srcdir/conf/netdata/health.d/memz-netdata1.conf" \
 		$([ "${4:-}" = noplugin ] && echo --no-memz) ||
 		nd_fail "cannot set up netdata in $_d"
+	# The helpers leak from birth, and a leak alarms only after it has
+	# stood: the defaults (a young process is not judged for LeakWarmup,
+	# a verdict alarms after LeakAlarmAfter) would make every test wait
+	# minutes. A test adds its own lines (>>); it_quickstart runs the
+	# defaults.
+	printf '[memz]\n%s\n' "${ND_MEMZ_CONF-LeakWarmup = 0
+LeakAlarmAfter = 5}" > "$_d/etc/memz.conf"
 	# Debian's netdata-core ships no system-info.sh; without it 1.37.1's
 	# stream sender frees a pointer it never allocated and the child
 	# aborts (munmap_chunk) on connecting. The stub fills every field.
