@@ -230,6 +230,7 @@ static int probe_statm(struct memz_sampler *s, struct memz_proc *p)
 
 	if (rc)
 		return rc;
+	p->vm_size = sm.size * s->page_size;
 	if (pages32(sm.resident) == mz_pe(p)->statm_last.resident &&
 	    pages32(sm.shared) == mz_pe(p)->statm_last.shared &&
 	    pages32(sm.data) == mz_pe(p)->statm_last.data) {

@@ -560,7 +560,13 @@ static int by_pss_desc(const void *a, const void *b)
  * shmem from below. A memfd it fills grows the bound as fast as its PSS;
  * a database backend touching more of the shared buffers others map too
  * grows Rss faster than Pss, and the bound not at all; a file read
- * through is not shmem. Every process with an address space has an
+ * through is not shmem. Nor is what a process touches of a mapping it
+ * had from the start: a backend's share of the shared buffers it forked
+ * with is often all its own (Rss = Pss, no other process touched those
+ * pages), yet bounded by a mapping that does not grow; a memfd leak maps
+ * more every time. So the shared memory counted is at most what the
+ * address space grew since memz first saw it (vm_first; 0: not known,
+ * and then no cap). Every process with an address space has an
  * anonymous stack, so an Anonymous of 0 is a figure nobody read (a
  * trace's empty field), and then PSS alone decides (NaN).
  */
@@ -578,6 +584,12 @@ static double owned(const struct memz_proc *p)
 		return (double)p->mem.anonymous;
 	excl = (double)p->mem.pss_shmem -
 	       ((double)p->mem.rss - (double)p->mem.pss) - (double)p->pss_error;
+	if (p->vm_size && mz_pe(p)->vm_first) {
+		double grew = (double)p->vm_size - (double)mz_pe(p)->vm_first;
+
+		if (excl > grew)
+			excl = grew;
+	}
 	return (double)p->mem.anonymous + (excl > 0 ? excl : 0);
 }
 
@@ -840,6 +852,8 @@ int memz_table_end(struct memz_table *t, struct memz_table_view *v)
 			p->rss_max_seen = p->mem.rss;
 		bool was = p->warming;
 
+		if (!mz_pe(p)->vm_first)
+			mz_pe(p)->vm_first = p->vm_size;
 		p->warming = warming(t, p);
 		if (was && !p->warming)
 			memz_detector_restart_long(&p->det);

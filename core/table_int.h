@@ -39,6 +39,9 @@ struct mz_proc_entry {
 	 * SETTLE_ABS or SETTLE_REL of settle_ref (bytes) */
 	double settle_t;
 	double exec_t; /* when its name last changed (an exec), or -INFINITY */
+	/* vm_size when first known (table.c, owned): shared memory counts as
+	 * its own only as far as its address space grew since */
+	uint64_t vm_first;
 	float settle_ref; /* owned bytes */
 	struct memz_group *prev_group; /* group last cycle, for membership */
 	int statm_fd, rollup_fd;

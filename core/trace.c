@@ -10,7 +10,8 @@
 
 static const char *const col_name[MEMZ_TRACE_FIELDS] = {
 	"t", "pid", "start", "name", "pss_kb", "rss_kb", "anon_kb", "swap_kb",
-	"pss_anon_kb", "pss_file_kb", "pss_shmem_kb", "age_s", "pss_error_kb"
+	"pss_anon_kb", "pss_file_kb", "pss_shmem_kb", "age_s", "pss_error_kb",
+	"vm_kb"
 };
 
 void memz_trace_reader_init(struct memz_trace_reader *r, FILE *f,
@@ -204,10 +205,11 @@ static bool parse_t(const char *s, double *out)
 	return *end == '\0' && isfinite(*out);
 }
 
-/* The header of version 4, 3, 2 or 1: how many fields a row has. */
+/* The header of version 5, 4, 3, 2 or 1: how many fields a row has. */
 static unsigned header_fields(const struct memz_trace_reader *r, int nf)
 {
-	if (nf != MEMZ_TRACE_FIELDS && nf != MEMZ_TRACE_FIELDS_V3 &&
+	if (nf != MEMZ_TRACE_FIELDS && nf != MEMZ_TRACE_FIELDS_V4 &&
+	    nf != MEMZ_TRACE_FIELDS_V3 &&
 	    nf != MEMZ_TRACE_FIELDS_V2 && nf != MEMZ_TRACE_FIELDS_V1)
 		return 0;
 	for (int i = 0; i < nf; i++)
@@ -236,8 +238,9 @@ int memz_trace_next(struct memz_trace_reader *r, struct memz_trace_row *row)
 		r->fields = header_fields(r, nf);
 		if (!r->fields)
 			return fail(r, -EINVAL,
-				    "bad header (expected %s, or version 3: %s, or version 2: %s, or version 1: %s)",
-				    MEMZ_TRACE_HEADER, MEMZ_TRACE_HEADER_V3,
+				    "bad header (expected %s, or version 4: %s, or version 3: %s, or version 2: %s, or version 1: %s)",
+				    MEMZ_TRACE_HEADER, MEMZ_TRACE_HEADER_V4,
+				    MEMZ_TRACE_HEADER_V3,
 				    MEMZ_TRACE_HEADER_V2, MEMZ_TRACE_HEADER_V1);
 		r->header_seen = true;
 	}
@@ -293,6 +296,15 @@ int memz_trace_next(struct memz_trace_reader *r, struct memz_trace_row *row)
 		return fail(r, -EINVAL,
 			    "pss_error_kb \"%s\" is not a size in KiB (digits, or empty)",
 			    r->field[MEMZ_TRACE_FIELDS_V3]);
+	row->has_vm = r->fields > MEMZ_TRACE_FIELDS_V4 &&
+		      r->field[MEMZ_TRACE_FIELDS_V4][0] != '\0';
+	row->vm_kb = 0;
+	if (row->has_vm &&
+	    !parse_u64(r->field[MEMZ_TRACE_FIELDS_V4], UINT64_MAX / 1024,
+		       &row->vm_kb))
+		return fail(r, -EINVAL,
+			    "vm_kb \"%s\" is not a size in KiB (digits, or empty)",
+			    r->field[MEMZ_TRACE_FIELDS_V4]);
 	return 1;
 }
 
@@ -339,6 +351,9 @@ int memz_trace_write_row(FILE *f, const struct memz_trace_row *row)
 	rc |= putc(',', f) == EOF;
 	if (row->has_error)
 		rc |= fprintf(f, "%" PRIu64, row->error_kb) < 0;
+	rc |= putc(',', f) == EOF;
+	if (row->has_vm)
+		rc |= fprintf(f, "%" PRIu64, row->vm_kb) < 0;
 	rc |= putc('\n', f) == EOF;
 	return rc ? -EIO : 0;
 }

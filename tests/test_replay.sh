@@ -1,7 +1,7 @@
 #!/bin/sh
 # memz replay over the traces in tests/traces: output byte for byte as
 # expected, and malformed traces rejected with FILE:LINE: reason, exit 2;
-# memz record over fixture /proc trees writes version 4.
+# memz record over fixture /proc trees writes version 5.
 set -u
 memz="${top_builddir:-.}/memz"
 traces="${top_srcdir:-.}/tests/traces"
@@ -81,7 +81,7 @@ expect leak - <leak.csv
 
 reject bad-backwards.csv "bad-backwards.csv:4: t goes backwards (0.500 after 1.000)"
 reject bad-fields.csv "bad-fields.csv:4: 7 fields, expected 8"
-reject bad-header.csv "bad-header.csv:1: bad header (expected t,pid,start,name,pss_kb,rss_kb,anon_kb,swap_kb,pss_anon_kb,pss_file_kb,pss_shmem_kb,age_s,pss_error_kb, or version 3: t,pid,start,name,pss_kb,rss_kb,anon_kb,swap_kb,pss_anon_kb,pss_file_kb,pss_shmem_kb,age_s, or version 2: t,pid,start,name,pss_kb,rss_kb,anon_kb,swap_kb,pss_anon_kb,pss_file_kb,pss_shmem_kb, or version 1: t,pid,start,name,pss_kb,rss_kb,anon_kb,swap_kb)"
+reject bad-header.csv "bad-header.csv:1: bad header (expected t,pid,start,name,pss_kb,rss_kb,anon_kb,swap_kb,pss_anon_kb,pss_file_kb,pss_shmem_kb,age_s,pss_error_kb,vm_kb, or version 4: t,pid,start,name,pss_kb,rss_kb,anon_kb,swap_kb,pss_anon_kb,pss_file_kb,pss_shmem_kb,age_s,pss_error_kb, or version 3: t,pid,start,name,pss_kb,rss_kb,anon_kb,swap_kb,pss_anon_kb,pss_file_kb,pss_shmem_kb,age_s, or version 2: t,pid,start,name,pss_kb,rss_kb,anon_kb,swap_kb,pss_anon_kb,pss_file_kb,pss_shmem_kb, or version 1: t,pid,start,name,pss_kb,rss_kb,anon_kb,swap_kb)"
 # a t of 1e300: refused where it is read, before the detector sees it
 reject bad-time.csv "bad-time.csv:4: t \"1$(printf '%0300d' 0)\" is beyond 1000000000000 s"
 reject bad-number.csv "bad-number.csv:3: pss_kb \"12MB\" is not a size in KiB (digits, or empty)"
@@ -90,7 +90,7 @@ reject leak.csv "memz replay: a trace has no exe, cgroup or user column; it can 
 reject leak.csv "memz: LeakMinR2: \"2\" is out of range (a number from 0 to 1)" --set LeakMinR2=2
 reject missing.csv "memz replay: missing.csv: No such file or directory"
 
-# memz record writes version 4 from a fixture /proc: the PSS split where
+# memz record writes version 5 from a fixture /proc: the PSS split where
 # the kernel gives it, empty where it does not (no-pss-anon), each
 # process's age from its start time and the boot clock (tree1's uptime is
 # 100.00 s; none where uptime is missing), and what it wrote replays
@@ -100,7 +100,7 @@ record() {
 		>"$tmp/rec.csv" 2>"$tmp/err"
 	rc=$?
 	if [ $rc -ne 0 ] || [ -s "$tmp/err" ] ||
-	   [ "$(sed -n 2p "$tmp/rec.csv")" != "t,pid,start,name,pss_kb,rss_kb,anon_kb,swap_kb,pss_anon_kb,pss_file_kb,pss_shmem_kb,age_s,pss_error_kb" ]; then
+	   [ "$(sed -n 2p "$tmp/rec.csv")" != "t,pid,start,name,pss_kb,rss_kb,anon_kb,swap_kb,pss_anon_kb,pss_file_kb,pss_shmem_kb,age_s,pss_error_kb,vm_kb" ]; then
 		echo "FAIL: memz record on $1 (exit $rc)"
 		cat "$tmp/err" "$tmp/rec.csv"
 		fail=1

@@ -14,9 +14,11 @@
 #define H MEMZ_TRACE_HEADER_V1 "\n"
 #define H2 MEMZ_TRACE_HEADER_V2 "\n"
 #define H3 MEMZ_TRACE_HEADER_V3 "\n"
-#define H4 MEMZ_TRACE_HEADER "\n"
+#define H4 MEMZ_TRACE_HEADER_V4 "\n"
+#define H5 MEMZ_TRACE_HEADER "\n"
 #define BAD_HEADER \
-	"bad header (expected " MEMZ_TRACE_HEADER ", or version 3: " \
+	"bad header (expected " MEMZ_TRACE_HEADER ", or version 4: " \
+	MEMZ_TRACE_HEADER_V4 ", or version 3: " \
 	MEMZ_TRACE_HEADER_V3 ", or version 2: " MEMZ_TRACE_HEADER_V2 \
 	", or version 1: " MEMZ_TRACE_HEADER_V1 ")"
 
@@ -187,13 +189,15 @@ static void round_trip(void)
 		w.age = 3600.125 * i;
 		w.has_error = i == 2;
 		w.error_kb = 77;
+		w.has_vm = i == 1;
+		w.vm_kb = 4096;
 		CHECK_INT(memz_trace_write_row(f, &w), 0);
 	}
 	fclose(f);
 	CHECK(strstr(buf, MEMZ_TRACE_HEADER "\n") == buf);
-	CHECK(strstr(buf, "\n1.250,2,1001,\"a,b\",10,,12,13,14,15,16,3600.12,\n") != NULL);
-	CHECK(strstr(buf, "\n0.000,1,1000,plain,,1,2,3,4,5,6,,\n") != NULL);
-	CHECK(strstr(buf, ",,77\n") != NULL);
+	CHECK(strstr(buf, "\n1.250,2,1001,\"a,b\",10,,12,13,14,15,16,3600.12,,4096\n") != NULL);
+	CHECK(strstr(buf, "\n0.000,1,1000,plain,,1,2,3,4,5,6,,,\n") != NULL);
+	CHECK(strstr(buf, ",,77,\n") != NULL);
 	CHECK(strstr(buf, ",\"say \"\"hi\"\"\",") != NULL);
 
 	f = fmemopen(buf, strlen(buf), "r");
@@ -209,6 +213,9 @@ static void round_trip(void)
 		CHECK(row.has_error == (i == 2));
 		if (row.has_error)
 			CHECK_U64(row.error_kb, 77);
+		CHECK(row.has_vm == (i == 1));
+		if (row.has_vm)
+			CHECK_U64(row.vm_kb, 4096);
 		if (row.has_age)
 			CHECK_NEAR(row.age, 3600.125 * i, 0.006);
 		i++;
@@ -282,8 +289,9 @@ static void version4(void)
 	CHECK_INT(READ(H4 "1,7,9,x,600000,600000,50,0,50,10,599940,12.5,600000\n"
 		       "2,7,9,x,100,120,60,0,55,40,5,13.5,\n", &rows), 0);
 	CHECK_INT(rows, 2);
-	CHECK_INT(r.fields, MEMZ_TRACE_FIELDS);
+	CHECK_INT(r.fields, MEMZ_TRACE_FIELDS_V4);
 	CHECK(!row.has_error);
+	CHECK(!row.has_vm);
 	CHECK_INT(READ(H4 "1,7,9,x,600000,600000,50,0,50,10,599940,12.5,1024\n",
 		       &rows), 0);
 	CHECK(row.has_error);
@@ -292,6 +300,26 @@ static void version4(void)
 		"x.csv:2: pss_error_kb \"-1\" is not a size in KiB (digits, or empty)");
 	rejects(H4 "1,7,9,x,100,120,60,0,55,40,5,1\n",
 		"x.csv:2: 12 fields, expected 13");
+}
+
+/* Version 5 adds the address space's size; empty is not known. */
+static void version5(void)
+{
+	unsigned rows;
+
+	CHECK_INT(READ(H5 "1,7,9,x,100,120,60,0,55,40,5,12.5,,1048576\n"
+		       "2,7,9,x,100,120,60,0,55,40,5,13.5,,\n", &rows), 0);
+	CHECK_INT(rows, 2);
+	CHECK_INT(r.fields, MEMZ_TRACE_FIELDS);
+	CHECK(!row.has_vm);
+	CHECK_INT(READ(H5 "1,7,9,x,100,120,60,0,55,40,5,12.5,,1048576\n",
+		       &rows), 0);
+	CHECK(row.has_vm);
+	CHECK_U64(row.vm_kb, 1048576);
+	rejects(H5 "1,7,9,x,100,120,60,0,55,40,5,1,,0x10\n",
+		"x.csv:2: vm_kb \"0x10\" is not a size in KiB (digits, or empty)");
+	rejects(H5 "1,7,9,x,100,120,60,0,55,40,5,1,\n",
+		"x.csv:2: 13 fields, expected 14");
 }
 
 /*
@@ -341,6 +369,7 @@ int main(void)
 	version2();
 	version3();
 	version4();
+	version5();
 	huge_time();
 	bad();
 	nul_byte();

@@ -64,6 +64,9 @@ struct memz_proc {
 	 * statm says changed (see pss_age). */
 	struct memz_rollup mem;
 	uint64_t vm_hwm, vm_swap; /* status */
+	/* the address space's size (statm's size, VmSize), bytes; 0: not
+	 * known (a trace before version 5) */
+	uint64_t vm_size;
 	uint64_t rss_max_seen;    /* the largest rss memz has seen */
 	double pss_age;           /* s since the last exact read; 0 = this cycle */
 	/* when it started, on the table's clock: -INFINITY when not known

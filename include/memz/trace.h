@@ -1,12 +1,12 @@
 /*
  * trace.h - the trace format of docs/trace-format.md: CSV as in RFC 4180,
  * '#' comment lines, a header naming the columns and one row per process
- * per cycle. Version 4 (written) has the header
- *   t,pid,start,name,pss_kb,rss_kb,anon_kb,swap_kb,pss_anon_kb,pss_file_kb,pss_shmem_kb,age_s,pss_error_kb
- * version 3 (still read) the first twelve of those, version 2 the first
- * eleven, version 1 the first eight; rows of a version without a column
- * read as if it were empty (has_age, has_error false; version 1's no PSS
- * split: has[] false there).
+ * per cycle. Version 5 (written) has the header
+ *   t,pid,start,name,pss_kb,rss_kb,anon_kb,swap_kb,pss_anon_kb,pss_file_kb,pss_shmem_kb,age_s,pss_error_kb,vm_kb
+ * version 4 (still read) the first thirteen of those, version 3 the first
+ * twelve, version 2 the first eleven, version 1 the first eight; rows of a
+ * version without a column read as if it were empty (has_age, has_error,
+ * has_vm false; version 1's no PSS split: has[] false there).
  *
  * The reader is strict: a row whose t goes backwards, whose number of fields
  * is wrong or whose numbers do not parse is rejected with "FILE:LINE: reason"
@@ -25,11 +25,13 @@
 #define MEMZ_TRACE_HEADER_V1 "t,pid,start,name,pss_kb,rss_kb,anon_kb,swap_kb"
 #define MEMZ_TRACE_HEADER_V2 MEMZ_TRACE_HEADER_V1 ",pss_anon_kb,pss_file_kb,pss_shmem_kb"
 #define MEMZ_TRACE_HEADER_V3 MEMZ_TRACE_HEADER_V2 ",age_s"
-#define MEMZ_TRACE_HEADER MEMZ_TRACE_HEADER_V3 ",pss_error_kb"
+#define MEMZ_TRACE_HEADER_V4 MEMZ_TRACE_HEADER_V3 ",pss_error_kb"
+#define MEMZ_TRACE_HEADER MEMZ_TRACE_HEADER_V4 ",vm_kb"
 #define MEMZ_TRACE_FIELDS_V1 8
 #define MEMZ_TRACE_FIELDS_V2 11
 #define MEMZ_TRACE_FIELDS_V3 12
-#define MEMZ_TRACE_FIELDS 13
+#define MEMZ_TRACE_FIELDS_V4 13
+#define MEMZ_TRACE_FIELDS 14
 #define MEMZ_TRACE_FIELD_MAX 1024 /* bytes of one field; longer is an error */
 /* The latest t a reader accepts, in seconds (31,700 years): what the leak
  * detector takes (MEMZ_DET_T_MAX), and exact to the millisecond. */
@@ -56,6 +58,10 @@ struct memz_trace_row {
 	 * <= error_kb; has_error false: read exactly, or a version before 4 */
 	uint64_t error_kb;
 	bool has_error;
+	/* the address space's size (VmSize); has_vm false: empty, or a
+	 * version before 5 */
+	uint64_t vm_kb;
+	bool has_vm;
 };
 
 struct memz_trace_reader {

@@ -49,6 +49,9 @@ static int write_cycle(FILE *out, const struct memz_snapshot *snap, double t,
 		row->kb[MEMZ_TRACE_PSS_SHMEM] = p->mem.pss_shmem / 1024;
 		row->has_error = readable && p->estimated;
 		row->error_kb = p->pss_error / 1024;
+		/* statm's, readable even when smaps_rollup is not */
+		row->has_vm = p->vm_size > 0;
+		row->vm_kb = p->vm_size / 1024;
 		row->has_age = p->born > -INFINITY && snap->t >= p->born;
 		row->age = row->has_age ? snap->t - p->born : 0;
 		for (int k = 0; k < MEMZ_TRACE_COLS; k++)
@@ -129,7 +132,7 @@ int cli_record(int argc, char **argv)
 	}
 	memz_snapshot_init(&snap);
 	cli_catch_signals();
-	fprintf(out, "# memz trace v4, interval %g s\n", interval);
+	fprintf(out, "# memz trace v5, interval %g s\n", interval);
 	if (memz_trace_write_header(out)) {
 		status = 1;
 		goto release;

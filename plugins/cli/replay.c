@@ -139,6 +139,7 @@ static int replay(FILE *f, const char *path, const struct memz_settings *s)
 		p->pss_age = 0;
 		p->estimated = row->has_error;
 		p->pss_error = row->error_kb * 1024;
+		p->vm_size = row->has_vm ? row->vm_kb * 1024 : 0;
 		p->has_sample = row->has[MEMZ_TRACE_PSS];
 		p->denied = !row->has[MEMZ_TRACE_PSS];
 	}
