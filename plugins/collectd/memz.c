@@ -205,12 +205,12 @@ static void notify_alarm(const struct cdm_oom_notif *m)
 {
 	notification_t n;
 
+	/* a critical alarm logs as a warning too: collectd's errors are
+	 * the plugin's own faults */
 	if (m->severity == CDM_OKAY)
 		INFO(PLUGIN " plugin: %s", m->message);
-	else if (m->severity == CDM_WARNING)
-		WARNING(PLUGIN " plugin: %s", m->message);
 	else
-		ERROR(PLUGIN " plugin: %s", m->message);
+		WARNING(PLUGIN " plugin: %s", m->message);
 	notif_head(&n, m->severity == CDM_OKAY	   ? NOTIF_OKAY :
 		       m->severity == CDM_FAILURE ? NOTIF_FAILURE :
 						    NOTIF_WARNING,
