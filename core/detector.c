@@ -1103,23 +1103,89 @@ static bool ring_flat_end(const struct memz_detector *d, double rate)
  * cleared by this only when it has truly stopped. */
 #define DEAD_SAMPLES 5
 #define DEAD_NOISE 0.15
-static bool dead_flat(const struct memz_detector *d, double rate)
+static bool dead_flat_n(const struct memz_detector *d, double rate,
+			unsigned need)
 {
 	double x[MEMZ_DET_RING], y[MEMZ_DET_RING], lo, hi, band;
 	unsigned m = ring_values(d, x, y), i = m - 1;
 
-	if (m < 2 * DEAD_SAMPLES)
+	if (m < 2 * need)
 		return false;
 	lo = hi = y[i];
-	while (i > 0 && (m - i < DEAD_SAMPLES || x[m - 1] - x[i] < HOLD_MIN_S)) {
+	while (i > 0 && (m - i < need || x[m - 1] - x[i] < HOLD_MIN_S)) {
 		i--;
 		lo = y[i] < lo ? y[i] : lo;
 		hi = y[i] > hi ? y[i] : hi;
 	}
 	band = HOLD_FRAC * rate * (x[m - 1] - x[i]);
 	/* the noise (two medians) only for a band that is narrow already */
-	return m - i >= DEAD_SAMPLES && x[m - 1] - x[i] >= HOLD_MIN_S &&
+	return m - i >= need && x[m - 1] - x[i] >= HOLD_MIN_S &&
 	       hi - lo < band && hi - lo < DEAD_NOISE * ring_sigma(y, m);
+}
+
+static bool dead_flat(const struct memz_detector *d, double rate)
+{
+	return dead_flat_n(d, rate, DEAD_SAMPLES);
+}
+
+/* The ring regime's series is one the ring can hold (a climb steadier than
+ * its noise), so a band a quarter of the growth wide over HOLD_MIN_S is
+ * stopped growth, not noise, in as few as three samples: at 10 s a Redis
+ * at its maxmemory clears in three, where the expected line's slack takes
+ * five. Only for a steady climb: a staircase leak sits flat between its
+ * steps, and its slack (a stair's) says so. */
+#define DEAD_RING_SAMPLES 3
+/* Whether y[i..j] lies in a band narrower than HOLD_FRAC of what rate
+ * adds over it. */
+static bool flat_band(const double *x, const double *y, unsigned i,
+		      unsigned j, double rate)
+{
+	double lo = y[i], hi = y[i];
+
+	for (unsigned k = i + 1; k <= j; k++) {
+		lo = y[k] < lo ? y[k] : lo;
+		hi = y[k] > hi ? y[k] : hi;
+	}
+	return hi - lo < HOLD_FRAC * rate * (x[j] - x[i]);
+}
+
+static bool ring_dead_flat(const struct memz_detector *d)
+{
+	double x[MEMZ_DET_RING], y[MEMZ_DET_RING], rate = d->hold_rate;
+	unsigned m, i;
+
+	/* most pushes of a climb: its last three samples span more than
+	 * the band, and a copy of the ring is not needed to see it */
+	if (d->rcount >= DEAD_RING_SAMPLES) {
+		unsigned a = (d->rhead + d->rcount - DEAD_RING_SAMPLES) %
+			     MEMZ_DET_RING,
+			 b = (d->rhead + d->rcount - 1) % MEMZ_DET_RING;
+
+		if (fabs(rval(d, d->rv[b]) - rval(d, d->rv[a])) >=
+		    HOLD_FRAC * rate * (d->rt[b] - d->rt[a]))
+			return false;
+	}
+	m = ring_values(d, x, y);
+	i = m - 1;
+
+	if (m < 2 * DEAD_RING_SAMPLES || !dead_flat_n(d, rate, DEAD_RING_SAMPLES))
+		return false;
+	/* where the flat end begins (as dead_flat_n measured it) */
+	while (i > 0 && (m - i < DEAD_RING_SAMPLES || x[m - 1] - x[i] < HOLD_MIN_S))
+		i--;
+	/* a staircase leak sits flat between its steps: a flat stretch as
+	 * long earlier in the ring, or a bucket's rise far above the
+	 * rate's, says the climb came in steps, and this is one more */
+	for (unsigned a = 0; a + DEAD_RING_SAMPLES <= i; a++) {
+		unsigned b = a + DEAD_RING_SAMPLES - 1;
+
+		while (b < i && x[b] - x[a] < HOLD_MIN_S)
+			b++;
+		if (x[b] - x[a] >= HOLD_MIN_S && b < i &&
+		    flat_band(x, y, a, b, rate))
+			return false;
+	}
+	return bucket_stair(d) <= BURSTY * rate * d->bucket_w;
 }
 
 /* Whether a verdict cleared so lately that the long horizon's recent
@@ -1278,7 +1344,10 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 		if (d->hold_floor ? (!closed || floor_holds(d)) &&
 					    !dead_flat(d, d->hold_rate)
 				  : ring_holds(d, d->rt[last],
-					       rval(d, d->rv[last]))) {
+					       rval(d, d->rv[last])) &&
+					    /* a new high is no stop */
+					    (d->hold_t == (float)d->rt[last] ||
+					     !ring_dead_flat(d))) {
 			/* every RENEW_EVERY pushes a fresh start renews
 			 * what the ring holds it to (its figures, and its
 			 * slack and regime when the rate moved by a quarter
@@ -1309,7 +1378,8 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 			 * behind its expected line, or dead flat */
 			if (!(hold_begin(d, sv.rate_bps, sv.samples) &
 			      BEHIND_NOW) &&
-			    !dead_flat(d, sv.rate_bps)) {
+			    !dead_flat(d, sv.rate_bps) &&
+			    (d->hold_floor || !ring_dead_flat(d))) {
 				d->verdict = sv;
 				d->verdict.since = t;
 				return 1;

@@ -54,6 +54,9 @@ enum shape {
 	STAIRS_STOP, /* `size` every `period` until `until`, then flat */
 	SPIKY,    /* linear at rate, and `size` more for the first 5 s of
 		   * every `period` (a batch job's allocation, freed) */
+	FILL,     /* flat for 300 s, then linear at rate, at `size` B/s for
+		   * the last `period` s before `until`, then flat: a cache
+		   * filling to its cap faster at the end, as Redis did */
 };
 
 struct series {
@@ -133,6 +136,10 @@ static double value(const struct series *c, double t)
 	case SPIKY:
 		return base + c->rate * t +
 		       (fmod(t, c->period) < 5 ? c->size : 0);
+	case FILL:
+		ph = c->until - c->period;
+		return base + c->rate * fmax(0, fmin(t, ph) - 300) +
+		       c->size * fmax(0, fmin(t, c->until) - ph);
 	}
 	return base;
 }
@@ -527,6 +534,7 @@ static void clears(void)
 		{ "leak 128 KiB/s stops at 20 min", STOPS, 128 * KiB, 0, 0, 64 * KiB, 1200 },
 		{ "leak 1 MiB/s stops at 50 min", STOPS, MiB, 0, 0, 256 * KiB, 3000 },
 		{ "128 KiB/s, then 0.5 KiB/s creep", CREEP, 128 * KiB, 512, 0, 16 * KiB, 1200 },
+		{ "fill 256 KiB/s to a cap, dead flat", FILL, 256 * KiB, 560 * KiB, 60, 0, 1200 },
 	};
 	/* a stair leak is over once a stair has failed to come: 60 s after
 	 * the last of stairs 30 s apart, at either cadence */
