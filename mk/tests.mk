@@ -34,6 +34,7 @@ EXTRA_DIST += tests/test_busy_host.sh \
 	tests/busy-host/run/notes tests/busy-host/run/jvm.csv.xz \
 	tests/traces/busy-host.csv.xz tests/traces/busy-host.labels \
 	tests/traces/real-arena.csv.xz tests/traces/real-arena.labels \
+	tests/traces/real-pgbench.csv.xz tests/traces/real-pgbench.labels \
 	tests/traces/real-cache.csv.xz tests/traces/real-cache.labels \
 	tests/traces/real-jvm.csv.xz tests/traces/real-jvm.labels \
 	tests/traces/real-memfd.csv.xz tests/traces/real-memfd.labels \
