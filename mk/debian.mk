@@ -7,4 +7,5 @@ EXTRA_DIST += tests/it_packages.sh debian/changelog debian/control \
 	debian/source/lintian-overrides debian/not-installed \
 	debian/memz.install debian/memz.manpages debian/memz.1 \
 	debian/memz-collectd.install debian/memz-netdata.install \
-	debian/memz-netdata.postinst debian/memz-netdata.triggers
+	debian/memz-netdata.postinst debian/memz-netdata.triggers \
+	debian/memz-netdata.postrm debian/memz-collectd.postrm

@@ -357,14 +357,32 @@ cd_poll 30 cd_sees_probe > "$T/cd_seen.log" ||
 tail -n 1 "$T/cd_seen.log"
 
 # --- purge: nothing they installed is left --------------------------------------
+# Purged while both daemons run: the memz.plugin netdata runs stops with the
+# package, and the operator is told collectd keeps memz.so until it restarts.
+plugin_pid() {
+	for _p in /proc/[0-9]*; do
+		case "$(readlink "$_p/exe" 2> /dev/null)" in
+		"$PLUGIN" | "$PLUGIN (deleted)") echo "${_p#/proc/}"; return 0 ;;
+		esac
+	done
+	return 1
+}
+running_plugin=$(plugin_pid) || nd_fail "no memz.plugin running under netdata before the purge"
+# shellcheck disable=SC2086
+apt-get purge -y -q -o DPkg::Lock::Timeout=120 $PKGS > "$T/purge.log" 2>&1 ||
+	nd_fail "apt-get purge failed"
+nd_poll 10 eval '! kill -0 "$running_plugin" 2> /dev/null' ||
+	nd_fail "memz.plugin (pid $running_plugin) still runs after the purge"
+grep -q "memz-netdata: stopped the running memz.plugin (pid $running_plugin)" "$T/purge.log" ||
+	nd_fail "the purge did not say it stopped memz.plugin: $(grep memz- "$T/purge.log")"
+grep -q "memz-collectd: collectd (pid $CD_PID) still runs the memz plugin it loaded; restart collectd" "$T/purge.log" ||
+	nd_fail "the purge did not tell that collectd keeps memz.so: $(grep memz- "$T/purge.log")"
+echo "purge: memz.plugin stopped, collectd's restart advised"
 nd_stop "$ND"
 ND_DIRS=""
 kill -TERM "$CD_PID"
 wait "$CD_PID"
 CD_PIDS="$LEAKER_PID"
-# shellcheck disable=SC2086
-apt-get purge -y -q -o DPkg::Lock::Timeout=120 $PKGS > "$T/purge.log" 2>&1 ||
-	nd_fail "apt-get purge failed"
 installed=0
 for p in $PKGS; do
 	st=$(dpkg-query -W -f='${db:Status-Status}' "$p" 2> /dev/null)
