@@ -117,7 +117,8 @@ assert first[ix["Row"]] == "machine" and first[ix["Kind"]] == "forecast", first
 assert first[ix["Available"]] > 0, first
 print("memz-oom: %d rows, machine has %.0f MiB available" % (len(oom["data"]), first[ix["Available"]]))
 bad = expect("uuid-arg", 400)
-assert "'bogus'" in bad["error_message"], bad
+assert "'bogus'" in bad["errorMessage"], bad
+assert bad["error_message"] == bad["errorMessage"], bad
 EOF
 
 # 2. config: the user dir wins over the stock dir; a bad setting names

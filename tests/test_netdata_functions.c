@@ -179,6 +179,18 @@ static double num(yajl_val v)
 	return v && YAJL_IS_NUMBER(v) ? YAJL_GET_DOUBLE(v) : -1e9;
 }
 
+/* An error body's message: 2.x reads errorMessage, 1.x error_message, and
+ * both must say the same. */
+static const char *err_msg(yajl_val t)
+{
+	yajl_val v2 = at(t, "errorMessage", NULL), v1 = at(t, "error_message", NULL);
+
+	CHECK(v2 && YAJL_IS_STRING(v2));
+	CHECK(v1 && YAJL_IS_STRING(v1));
+	CHECK_STR(sv(v2), sv(v1));
+	return sv(v2);
+}
+
 static const char *severity(yajl_val t, size_t row)
 {
 	yajl_val v = at(cell(t, row, col_index(t, "rowOptions")), "rowOptions",
@@ -314,7 +326,7 @@ static void test_inspect(void)
 
 	CHECK_INT(res(&o, "i-bad")->status, 400);
 	t = parse(res(&o, "i-bad"));
-	CHECK(strstr(sv(at(t, "error_message", NULL)), "'12ab'") != NULL);
+	CHECK(strstr(err_msg(t), "'12ab'") != NULL);
 	yajl_tree_free(t);
 	CHECK_INT(res(&o, "i-zero")->status, 400);
 	CHECK_INT(res(&o, "i-gone")->status, 404);
@@ -330,6 +342,7 @@ static void test_errors(void)
 {
 	struct world w;
 	struct out o;
+	yajl_val t;
 
 	world_init(&w);
 	out_open(&o);
@@ -339,7 +352,13 @@ static void test_errors(void)
 	CHECK_INT(memz_nd_answer(o.f, "e-info", "memz-inspect info", &w.ctx), 0);
 	out_check(&o);
 	CHECK_INT(res(&o, "e-404")->status, 404);
+	t = parse(res(&o, "e-404"));
+	CHECK(strstr(err_msg(t), "unknown function") != NULL);
+	yajl_tree_free(t);
 	CHECK_INT(res(&o, "e-503")->status, 503);
+	t = parse(res(&o, "e-503"));
+	CHECK_STR(err_msg(t), "memz has not sampled yet");
+	yajl_tree_free(t);
 	/* the header needs no sample: the UI may ask before the first one */
 	CHECK_INT(res(&o, "e-info")->status, 200);
 	out_close(&o);
@@ -550,11 +569,11 @@ static void test_processes(void)
 	CHECK_INT(res(&o, "p-none")->status, 404);
 	CHECK_INT(res(&o, "p-badview")->status, 400);
 	t = parse(res(&o, "p-badview"));
-	CHECK(strstr(sv(at(t, "error_message", NULL)), "'tree'") != NULL);
+	CHECK(strstr(err_msg(t), "'tree'") != NULL);
 	yajl_tree_free(t);
 	CHECK_INT(res(&o, "p-bad")->status, 400);
 	t = parse(res(&o, "p-bad"));
-	CHECK(strstr(sv(at(t, "error_message", NULL)), "'bogus'") != NULL);
+	CHECK(strstr(err_msg(t), "'bogus'") != NULL);
 	yajl_tree_free(t);
 	CHECK_INT(res(&o, "p-pid")->status, 400);
 	t = parse(res(&o, "p-groups"));

@@ -93,6 +93,12 @@ void memz_nd_error_body(yajl_gen g, int status, const char *msg)
 	yajl_gen_map_open(g);
 	memz_json_str(g, "status");
 	yajl_gen_integer(g, status);
+	/* 2.x and its UI read errorMessage (rrd_call_function_error() in
+	 * 2.10.4's src/libnetdata/json/json-c-parser-inline.c); 1.x's clients
+	 * and the plugin helpers of both (pluginsd_function_json_error_to_stdout)
+	 * write error_message */
+	memz_json_str(g, "errorMessage");
+	memz_json_string(g, msg, strlen(msg));
 	memz_json_str(g, "error_message");
 	memz_json_string(g, msg, strlen(msg));
 	yajl_gen_map_close(g);

@@ -39,8 +39,9 @@ void memz_nd_table_columns(yajl_gen g, const struct memz_nd_col *c, size_t n,
 void memz_nd_row_options(yajl_gen g, const char *severity);
 /* "default_sort_column", "expires"; closes the object. */
 void memz_nd_table_tail(yajl_gen g, const char *sort_col, int update_every);
-/* { "status": status, "error_message": msg }: what netdata shows for a
- * failed call. */
+/* { "status": status, "errorMessage": msg, "error_message": msg }: what
+ * netdata 2.x (errorMessage) and 1.x (error_message) show for a failed
+ * call. */
 void memz_nd_error_body(yajl_gen g, int status, const char *msg);
 
 #endif

@@ -626,6 +626,21 @@ static int check_table(struct ndc *c, yajl_val t, int status)
 	return rc;
 }
 
+/* 2.x's UI reads errorMessage, 1.x's clients error_message: both, the
+ * same. */
+static int check_error(struct ndc *c, const struct ndc_result *r, yajl_val t)
+{
+	yajl_val v2 = get(t, "errorMessage"), v1 = get(t, "error_message");
+
+	if (!v2 || !YAJL_IS_STRING(v2))
+		return fail(c, "result %s: status %d without errorMessage",
+			    r->uuid, r->status);
+	if (!v1 || !YAJL_IS_STRING(v1) || strcmp(sval(v1), sval(v2)))
+		return fail(c, "result %s: error_message is not errorMessage",
+			    r->uuid);
+	return 0;
+}
+
 static int check_result(struct ndc *c, const struct ndc_result *r)
 {
 	char err[256];
@@ -644,10 +659,8 @@ static int check_result(struct ndc *c, const struct ndc_result *r)
 	else if ((v = get(t, "type")) && YAJL_IS_STRING(v) &&
 		 !strcmp(sval(v), "table"))
 		rc = check_table(c, t, r->status);
-	else if (r->status != 200 &&
-		 (!(v = get(t, "error_message")) || !YAJL_IS_STRING(v)))
-		rc = fail(c, "result %s: status %d without error_message",
-			  r->uuid, r->status);
+	else if (r->status != 200)
+		rc = check_error(c, r, t);
 	yajl_tree_free(t);
 	return rc;
 }
