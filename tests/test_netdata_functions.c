@@ -364,6 +364,74 @@ static void test_errors(void)
 	out_close(&o);
 }
 
+/* accepted_params joined with ','; "?" when it is missing or holds
+ * anything but strings. */
+static const char *accepted(yajl_val t, char *buf, size_t len)
+{
+	yajl_val a = at(t, "accepted_params", NULL);
+	size_t off = 0;
+
+	if (!a || !YAJL_IS_ARRAY(a))
+		return "?";
+	buf[0] = '\0';
+	for (size_t i = 0; i < a->u.array.len; i++) {
+		if (!YAJL_IS_STRING(a->u.array.values[i]))
+			return "?";
+		off += (size_t)snprintf(buf + off, len - off, "%s%s",
+					i ? "," : "", sv(a->u.array.values[i]));
+		if (off >= len)
+			return "?";
+	}
+	return buf;
+}
+
+/* 2.x's UI sends a table only the parameters its accepted_params lists:
+ * every answer, header or data, lists what the function takes, the
+ * required select among them. */
+static void test_accepted_params(void)
+{
+	static const struct {
+		const char *tx, *call, *want, *required;
+	} cases[] = {
+		{ "a-top", "memz-top", "view,group", "view" },
+		{ "a-top-info", "memz-top info", "view,group", "view" },
+		{ "a-procs", "memz-top view:processes", "view,group", "view" },
+		{ "a-procs-info", "memz-top processes info", "view,group", "view" },
+		{ "a-group", "memz-top group:app", "view,group", "view" },
+		{ "a-ins", "memz-inspect pid:300", "pid", "pid" },
+		{ "a-ins-info", "memz-inspect info", "pid", "pid" },
+		{ "a-oom", "memz-oom", "", NULL },
+		{ "a-oom-info", "memz-oom info", "", NULL },
+	};
+	struct world w;
+	struct out o;
+	char buf[128];
+
+	world_init(&w);
+	out_open(&o);
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		CHECK_INT(memz_nd_answer(o.f, cases[i].tx, cases[i].call, &w.ctx), 0);
+	out_check(&o);
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		yajl_val t = parse(res(&o, cases[i].tx));
+		const char *path[] = { "required_params", NULL };
+		yajl_val rp = yajl_tree_get(t, path, yajl_t_array);
+
+		CHECK_INT(res(&o, cases[i].tx)->status, 200);
+		CHECK_STR(accepted(t, buf, sizeof buf), cases[i].want);
+		if (cases[i].required) {
+			CHECK(rp && rp->u.array.len == 1);
+			if (rp && rp->u.array.len == 1)
+				CHECK_STR(sv(at(rp->u.array.values[0], "id", NULL)),
+					  cases[i].required);
+		} else {
+			CHECK(rp == NULL);
+		}
+		yajl_tree_free(t);
+	}
+	out_close(&o);
+}
+
 static int row_of(yajl_val t, const char *col, const char *value)
 {
 	for (size_t r = 0; r < n_rows(t); r++)
@@ -951,6 +1019,7 @@ int main(void)
 	test_top();
 	test_inspect();
 	test_errors();
+	test_accepted_params();
 	test_top_cgroup_parts();
 	test_processes();
 	test_processes_cap();

@@ -57,6 +57,15 @@ void memz_nd_table_columns(yajl_gen g, const struct memz_nd_col *c, size_t n,
 	yajl_gen_map_close(g);
 }
 
+void memz_nd_accepted_params(yajl_gen g, const char *const *ids)
+{
+	memz_json_str(g, "accepted_params");
+	yajl_gen_array_open(g);
+	for (; *ids; ids++)
+		memz_json_str(g, *ids);
+	yajl_gen_array_close(g);
+}
+
 void memz_nd_row_options(yajl_gen g, const char *severity)
 {
 	yajl_gen_map_open(g);

@@ -31,6 +31,9 @@ struct memz_nd_col {
 /* "status", "type": "table", ... "help"; the object stays open. */
 void memz_nd_table_head(yajl_gen g, int status, int update_every,
 			const char *help);
+/* "accepted_params": [ ids... ] (NULL-ended): the parameters the function
+ * takes, by id; 2.x's UI sends only these (and required_params' ids). */
+void memz_nd_accepted_params(yajl_gen g, const char *const *ids);
 /* "columns": { ... }; max[i], when max is given and finite, is column i's
  * bar scale. */
 void memz_nd_table_columns(yajl_gen g, const struct memz_nd_col *c, size_t n,

@@ -535,6 +535,30 @@ static int check_params(struct ndc *c, yajl_val rp)
 	return 0;
 }
 
+/* 2.x's UI sends only the parameters accepted_params names: a table lists
+ * it, strings only, with every required parameter's id among them. */
+static int check_accepted(struct ndc *c, yajl_val t)
+{
+	yajl_val ap = get(t, "accepted_params"), rp = get(t, "required_params");
+
+	if (!ap || !YAJL_IS_ARRAY(ap))
+		return fail(c, "table without an accepted_params array");
+	for (size_t i = 0; i < ap->u.array.len; i++)
+		if (!YAJL_IS_STRING(ap->u.array.values[i]))
+			return fail(c, "accepted_params[%zu] is not a string", i);
+	for (size_t i = 0; rp && YAJL_IS_ARRAY(rp) && i < rp->u.array.len; i++) {
+		const char *id = sval(get(rp->u.array.values[i], "id"));
+		size_t j = 0;
+
+		while (j < ap->u.array.len &&
+		       strcmp(sval(ap->u.array.values[j]), id))
+			j++;
+		if (j == ap->u.array.len)
+			return fail(c, "required param '%s' not in accepted_params", id);
+	}
+	return 0;
+}
+
 static bool same_cell(yajl_val a, yajl_val b)
 {
 	if (YAJL_IS_STRING(a) && YAJL_IS_STRING(b))
@@ -596,6 +620,8 @@ static int check_table(struct ndc *c, yajl_val t, int status)
 	    (!YAJL_IS_STRING(v) || !get(cols, sval(v))))
 		return fail(c, "default_sort_column names no column");
 	if ((v = get(t, "required_params")) && check_params(c, v))
+		return -1;
+	if (check_accepted(c, t))
 		return -1;
 	types = calloc(n, sizeof *types);
 	seen = calloc(n, sizeof *seen);
