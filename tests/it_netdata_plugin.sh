@@ -77,7 +77,8 @@ for row in top["data"]:
     assert len(row) == len(cols), row
     assert isinstance(row[ix["Group"]], str) and row[ix["PSS"]] >= 0
     assert isinstance(row[ix["Leak"]], bool)
-    assert row[ix["rowOptions"]]["rowOptions"]["severity"] in ("normal", "warning", "critical")
+    assert row[ix["rowOptions"]] == {"severity": row[ix["rowOptions"]]["severity"]}, row
+    assert row[ix["rowOptions"]]["severity"] in ("normal", "warning", "critical")
 pss = [r[ix["PSS"]] for r in top["data"]]
 assert pss == sorted(pss, reverse=True), "memz-top not sorted by PSS"
 print("memz-top: %d groups, largest %.1f MiB" % (len(pss), pss[0]))

@@ -191,10 +191,15 @@ static const char *err_msg(yajl_val t)
 	return sv(v2);
 }
 
+/* A row's severity, in the flat {"severity": ...} cell netdata 2.x's own
+ * tables end a row with (its only key). */
 static const char *severity(yajl_val t, size_t row)
 {
-	yajl_val v = at(cell(t, row, col_index(t, "rowOptions")), "rowOptions",
-			"severity");
+	yajl_val c = cell(t, row, col_index(t, "rowOptions"));
+	yajl_val v = at(c, "severity", NULL);
+
+	CHECK(c && YAJL_IS_OBJECT(c) && c->u.object.len == 1);
+	CHECK(v && YAJL_IS_STRING(v));
 	return sv(v);
 }
 

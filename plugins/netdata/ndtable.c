@@ -66,13 +66,19 @@ void memz_nd_accepted_params(yajl_gen g, const char *const *ids)
 	yajl_gen_array_close(g);
 }
 
+/* The flat {"severity": ...} cell, the form every table netdata 2.10.4
+ * produces itself writes under its rowOptions column: proc_net_dev.c
+ * (src/collectors/proc.plugin/), freeipmi_plugin.c, plugin_systemd_units.c,
+ * function-streaming.c (src/web/api/functions/) and the facets library
+ * (src/libnetdata/facets/facets.c, every journal and log table). Only its
+ * FUNCTION_UI_REFERENCE.md and FUNCTION_UI_DEVELOPER_GUIDE.md show a nested
+ * {"rowOptions": {"severity": ...}}, and the reference itself shows the
+ * flat form in its facets example; the UI is built against netdata's own
+ * producers, so memz writes what they write. */
 void memz_nd_row_options(yajl_gen g, const char *severity)
 {
 	yajl_gen_map_open(g);
-	memz_json_str(g, "rowOptions");
-	yajl_gen_map_open(g);
 	memz_json_kv_str(g, "severity", severity);
-	yajl_gen_map_close(g);
 	yajl_gen_map_close(g);
 }
 

@@ -38,7 +38,8 @@ void memz_nd_accepted_params(yajl_gen g, const char *const *ids);
  * bar scale. */
 void memz_nd_table_columns(yajl_gen g, const struct memz_nd_col *c, size_t n,
 			   const double *max);
-/* A row's last cell. */
+/* A row's last cell, under MEMZ_ND_ROWOPT: {"severity": severity}, one of
+ * normal, debug, notice, warning, critical. */
 void memz_nd_row_options(yajl_gen g, const char *severity);
 /* "default_sort_column", "expires"; closes the object. */
 void memz_nd_table_tail(yajl_gen g, const char *sort_col, int update_every);

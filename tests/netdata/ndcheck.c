@@ -487,10 +487,11 @@ static int check_cell(struct ndc *c, size_t r, size_t i, const char *type,
 	if (YAJL_IS_NULL(cell))
 		return 0;
 	if (!strcmp(type, "none")) {
-		yajl_val ro = YAJL_IS_OBJECT(cell) ? get(cell, "rowOptions") : NULL;
-		yajl_val sev = ro ? get(ro, "severity") : NULL;
+		/* flat, as netdata 2.x's own tables write it */
+		yajl_val sev = YAJL_IS_OBJECT(cell) && cell->u.object.len == 1
+			? get(cell, "severity") : NULL;
 		if (!sev || !one_of(sval(sev), severities))
-			return fail(c, "row %zu: cell %zu is not {rowOptions: {severity}}", r, i);
+			return fail(c, "row %zu: cell %zu is not {severity}", r, i);
 		return 0;
 	}
 	if (!strcmp(type, "string") || !strcmp(type, "detail-string"))
