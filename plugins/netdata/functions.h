@@ -111,8 +111,8 @@ int memz_nd_answer(FILE *out, const char *tx, const char *fn,
 
 /* Act on one line from netdata (NUL-ended, no newline; it is modified):
  * queue a call, skip a payload's body, answer a cancel or overflow, note
- * QUIT. What
- * memz_nd_input_read() does with each complete line. 0 or -EIO. */
+ * QUIT. What memz_nd_input_read() does with each complete line. 0 or
+ * -EIO. */
 int memz_nd_input_line(struct memz_nd_input *in, FILE *out, char *line,
 		       const struct memz_nd_fctx *ctx, double now);
 
