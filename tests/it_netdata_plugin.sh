@@ -77,7 +77,8 @@ for row in top["data"]:
     assert len(row) == len(cols), row
     assert isinstance(row[ix["Group"]], str) and row[ix["PSS"]] >= 0
     assert isinstance(row[ix["Leak"]], bool)
-    assert row[ix["rowOptions"]]["rowOptions"]["severity"] in ("normal", "warning", "critical")
+    assert row[ix["rowOptions"]] == {"severity": row[ix["rowOptions"]]["severity"]}, row
+    assert row[ix["rowOptions"]]["severity"] in ("normal", "warning", "critical")
 pss = [r[ix["PSS"]] for r in top["data"]]
 assert pss == sorted(pss, reverse=True), "memz-top not sorted by PSS"
 print("memz-top: %d groups, largest %.1f MiB" % (len(pss), pss[0]))
@@ -117,7 +118,8 @@ assert first[ix["Row"]] == "machine" and first[ix["Kind"]] == "forecast", first
 assert first[ix["Available"]] > 0, first
 print("memz-oom: %d rows, machine has %.0f MiB available" % (len(oom["data"]), first[ix["Available"]]))
 bad = expect("uuid-arg", 400)
-assert "'bogus'" in bad["error_message"], bad
+assert "'bogus'" in bad["errorMessage"], bad
+assert bad["error_message"] == bad["errorMessage"], bad
 EOF
 
 # 2. config: the user dir wins over the stock dir; a bad setting names

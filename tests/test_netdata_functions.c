@@ -179,10 +179,27 @@ static double num(yajl_val v)
 	return v && YAJL_IS_NUMBER(v) ? YAJL_GET_DOUBLE(v) : -1e9;
 }
 
+/* An error body's message: 2.x reads errorMessage, 1.x error_message, and
+ * both must say the same. */
+static const char *err_msg(yajl_val t)
+{
+	yajl_val v2 = at(t, "errorMessage", NULL), v1 = at(t, "error_message", NULL);
+
+	CHECK(v2 && YAJL_IS_STRING(v2));
+	CHECK(v1 && YAJL_IS_STRING(v1));
+	CHECK_STR(sv(v2), sv(v1));
+	return sv(v2);
+}
+
+/* A row's severity, in the flat {"severity": ...} cell netdata 2.x's own
+ * tables end a row with (its only key). */
 static const char *severity(yajl_val t, size_t row)
 {
-	yajl_val v = at(cell(t, row, col_index(t, "rowOptions")), "rowOptions",
-			"severity");
+	yajl_val c = cell(t, row, col_index(t, "rowOptions"));
+	yajl_val v = at(c, "severity", NULL);
+
+	CHECK(c && YAJL_IS_OBJECT(c) && c->u.object.len == 1);
+	CHECK(v && YAJL_IS_STRING(v));
 	return sv(v);
 }
 
@@ -314,7 +331,7 @@ static void test_inspect(void)
 
 	CHECK_INT(res(&o, "i-bad")->status, 400);
 	t = parse(res(&o, "i-bad"));
-	CHECK(strstr(sv(at(t, "error_message", NULL)), "'12ab'") != NULL);
+	CHECK(strstr(err_msg(t), "'12ab'") != NULL);
 	yajl_tree_free(t);
 	CHECK_INT(res(&o, "i-zero")->status, 400);
 	CHECK_INT(res(&o, "i-gone")->status, 404);
@@ -330,6 +347,7 @@ static void test_errors(void)
 {
 	struct world w;
 	struct out o;
+	yajl_val t;
 
 	world_init(&w);
 	out_open(&o);
@@ -339,9 +357,83 @@ static void test_errors(void)
 	CHECK_INT(memz_nd_answer(o.f, "e-info", "memz-inspect info", &w.ctx), 0);
 	out_check(&o);
 	CHECK_INT(res(&o, "e-404")->status, 404);
+	t = parse(res(&o, "e-404"));
+	CHECK(strstr(err_msg(t), "unknown function") != NULL);
+	yajl_tree_free(t);
 	CHECK_INT(res(&o, "e-503")->status, 503);
+	t = parse(res(&o, "e-503"));
+	CHECK_STR(err_msg(t), "memz has not sampled yet");
+	yajl_tree_free(t);
 	/* the header needs no sample: the UI may ask before the first one */
 	CHECK_INT(res(&o, "e-info")->status, 200);
+	out_close(&o);
+}
+
+/* accepted_params joined with ','; "?" when it is missing or holds
+ * anything but strings. */
+static const char *accepted(yajl_val t, char *buf, size_t len)
+{
+	yajl_val a = at(t, "accepted_params", NULL);
+	size_t off = 0;
+
+	if (!a || !YAJL_IS_ARRAY(a))
+		return "?";
+	buf[0] = '\0';
+	for (size_t i = 0; i < a->u.array.len; i++) {
+		if (!YAJL_IS_STRING(a->u.array.values[i]))
+			return "?";
+		off += (size_t)snprintf(buf + off, len - off, "%s%s",
+					i ? "," : "", sv(a->u.array.values[i]));
+		if (off >= len)
+			return "?";
+	}
+	return buf;
+}
+
+/* 2.x's UI sends a table only the parameters its accepted_params lists:
+ * every answer, header or data, lists what the function takes, the
+ * required select among them. */
+static void test_accepted_params(void)
+{
+	static const struct {
+		const char *tx, *call, *want, *required;
+	} cases[] = {
+		{ "a-top", "memz-top", "view,group", "view" },
+		{ "a-top-info", "memz-top info", "view,group", "view" },
+		{ "a-procs", "memz-top view:processes", "view,group", "view" },
+		{ "a-procs-info", "memz-top processes info", "view,group", "view" },
+		{ "a-group", "memz-top group:app", "view,group", "view" },
+		{ "a-ins", "memz-inspect pid:300", "pid", "pid" },
+		{ "a-ins-info", "memz-inspect info", "pid", "pid" },
+		{ "a-oom", "memz-oom", "", NULL },
+		{ "a-oom-info", "memz-oom info", "", NULL },
+	};
+	struct world w;
+	struct out o;
+	char buf[128];
+
+	world_init(&w);
+	out_open(&o);
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+		CHECK_INT(memz_nd_answer(o.f, cases[i].tx, cases[i].call, &w.ctx), 0);
+	out_check(&o);
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		yajl_val t = parse(res(&o, cases[i].tx));
+		const char *path[] = { "required_params", NULL };
+		yajl_val rp = yajl_tree_get(t, path, yajl_t_array);
+
+		CHECK_INT(res(&o, cases[i].tx)->status, 200);
+		CHECK_STR(accepted(t, buf, sizeof buf), cases[i].want);
+		if (cases[i].required) {
+			CHECK(rp && rp->u.array.len == 1);
+			if (rp && rp->u.array.len == 1)
+				CHECK_STR(sv(at(rp->u.array.values[0], "id", NULL)),
+					  cases[i].required);
+		} else {
+			CHECK(rp == NULL);
+		}
+		yajl_tree_free(t);
+	}
 	out_close(&o);
 }
 
@@ -550,11 +642,11 @@ static void test_processes(void)
 	CHECK_INT(res(&o, "p-none")->status, 404);
 	CHECK_INT(res(&o, "p-badview")->status, 400);
 	t = parse(res(&o, "p-badview"));
-	CHECK(strstr(sv(at(t, "error_message", NULL)), "'tree'") != NULL);
+	CHECK(strstr(err_msg(t), "'tree'") != NULL);
 	yajl_tree_free(t);
 	CHECK_INT(res(&o, "p-bad")->status, 400);
 	t = parse(res(&o, "p-bad"));
-	CHECK(strstr(sv(at(t, "error_message", NULL)), "'bogus'") != NULL);
+	CHECK(strstr(err_msg(t), "'bogus'") != NULL);
 	yajl_tree_free(t);
 	CHECK_INT(res(&o, "p-pid")->status, 400);
 	t = parse(res(&o, "p-groups"));
@@ -797,7 +889,7 @@ static void test_input_forms(void)
 		 tx100, tx300);
 	CHECK_INT(feed(&in, &o, &w.ctx, text, memz_now()), 0);
 	/* queued, not answered yet: the reader never serves */
-	CHECK_INT(in.count, 4);
+	CHECK_INT(in.count, 5);
 	CHECK_INT(in.bad_tx, 2);
 	CHECK_INT(in.cancelled, 1);
 	CHECK_INT(memz_nd_serve(&in, o.f, &w.ctx, memz_now(), 10, 1 << 30), 0);
@@ -808,7 +900,8 @@ static void test_input_forms(void)
 	/* a long transaction id comes back whole (it was cut at 63) */
 	CHECK(res(&o, tx100) && res(&o, tx100)->status == 200);
 	CHECK(strstr(o.buf, tx300) == NULL);
-	CHECK(res(&o, "f-pay") && res(&o, "f-pay")->status == 400);
+	/* a call with a body is answered as without it, the body unread */
+	CHECK(res(&o, "f-pay") && res(&o, "f-pay")->status == 200);
 	CHECK(res(&o, "f-inside") == NULL);
 	CHECK(res(&o, "f-cancel") && res(&o, "f-cancel")->status == 499);
 	CHECK_INT(ndc_n_results(o.chk), 6);
@@ -820,6 +913,102 @@ static void test_input_forms(void)
 	CHECK_INT(in.count, 0);
 	memz_nd_input_release(&in);
 	out_close(&o);
+}
+
+/* 2.x's POST: FUNCTION_PAYLOAD, the caller's body, FUNCTION_PAYLOAD_END.
+ * The call is answered as the same call without a body (apps.plugin
+ * ignores the body too); nothing in the body is a command, however it is
+ * dressed, however long its lines, however much of it there is; the line
+ * after the body is read again. */
+static void test_payload(void)
+{
+	struct world w;
+	struct out o;
+	struct memz_nd_input in;
+	size_t big = 3 * MEMZ_ND_READ_BUDGET, len = 0, cap = big + 64 * 1024;
+	char *text = malloc(cap);
+	yajl_val t, plain;
+
+	CHECK(text != NULL);
+	world_init(&w);
+	out_open(&o);
+	CHECK_INT(memz_nd_input_init(&in), 0);
+	len += (size_t)snprintf(text + len, cap - len,
+		"FUNCTION_PAYLOAD y-json 10 \"memz-inspect pid:300\" \"0x13\" \"method=api,role=admin\" \"application/json\"\n"
+		"{\"selections\": {\"Group\": [\"app\"]},\n"
+		"FUNCTION y-inj1 10 \"memz-top\"\n"
+		"  FUNCTION y-inj2 10 \"memz-top\"\n"
+		"FUNCTION_CANCEL y-json\n"
+		"QUIT\n"
+		"xFUNCTION_PAYLOAD_END\n"
+		"FUNCTION_PAYLOAD_END trailing\n"
+		"FUNCTION_PAYLOAD y-nested 10 \"memz-top\"\n");
+	/* a line longer than the reader's buffer, ending in what looks like
+	 * the end of the body */
+	memset(text + len, 'z', 2 * MEMZ_ND_LINE_MAX);
+	len += 2 * MEMZ_ND_LINE_MAX;
+	len += (size_t)snprintf(text + len, cap - len,
+		"FUNCTION_PAYLOAD_END\n"); /* its tail, not the body's end */
+	/* and megabytes of body over many reads */
+	while (len < big) {
+		len += (size_t)snprintf(text + len, cap - len,
+			"FUNCTION y-many-%zu 10 \"memz-top\"\n", len);
+	}
+	len += (size_t)snprintf(text + len, cap - len,
+		"}\n"
+		"\n"
+		"FUNCTION_PAYLOAD_END\n"
+		"FUNCTION y-after 10 \"memz-top info\"\n"
+		/* one too long to take: its body is skipped all the same */
+		"FUNCTION_PAYLOAD y-long 10 \"memz-top ");
+	memset(text + len, 'q', MEMZ_ND_LINE_MAX);
+	len += MEMZ_ND_LINE_MAX;
+	len += (size_t)snprintf(text + len, cap - len,
+		"\" \"0x13\" \"src\" \"text/plain\"\n"
+		"FUNCTION y-inj3 10 \"memz-top\"\n"
+		"FUNCTION_PAYLOAD_END\n"
+		"FUNCTION_PAYLOAD y-empty 10 \"memz-oom\" \"0x13\" \"src\" \"application/json\"\n"
+		"\n"
+		"FUNCTION_PAYLOAD_END\n"
+		"FUNCTION y-last 10 \"memz-top info\"\n");
+	CHECK(len < cap);
+	CHECK_INT(feed(&in, &o, &w.ctx, text, memz_now()), 0);
+	CHECK(!in.quit && !in.in_payload);
+	CHECK_INT(in.cancelled, 0);
+	CHECK_INT(in.count, 4);
+	CHECK_INT(memz_nd_serve(&in, o.f, &w.ctx, memz_now(), 10, 1 << 30), 0);
+	out_check(&o);
+	CHECK_INT(ndc_n_results(o.chk), 4);
+	CHECK(res(&o, "y-after") && res(&o, "y-after")->status == 200);
+	CHECK(res(&o, "y-last") && res(&o, "y-last")->status == 200);
+	CHECK(res(&o, "y-long") == NULL);
+	CHECK(!res(&o, "y-inj1") && !res(&o, "y-inj2") && !res(&o, "y-inj3"));
+	CHECK(res(&o, "y-nested") == NULL);
+	for (size_t i = 0; i < ndc_n_results(o.chk); i++)
+		CHECK(strncmp(ndc_get_result(o.chk, i)->uuid, "y-many-", 7));
+	CHECK(res(&o, "y-empty") && res(&o, "y-empty")->status == 200);
+	/* the body changed nothing: the answer is the call's without one */
+	CHECK(res(&o, "y-json") && res(&o, "y-json")->status == 200);
+	t = parse(res(&o, "y-json"));
+	CHECK_INT(YAJL_GET_INTEGER(at(t, "process", "pid")), 300);
+	{
+		struct out o2;
+
+		out_open(&o2);
+		CHECK_INT(memz_nd_answer(o2.f, "y-plain", "memz-inspect pid:300",
+					 &w.ctx), 0);
+		out_check(&o2);
+		plain = parse(res(&o2, "y-plain"));
+		CHECK(n_rows(t) >= 3);
+		CHECK_INT(n_rows(t), n_rows(plain));
+		CHECK_STR(sv(at(t, "help", NULL)), sv(at(plain, "help", NULL)));
+		yajl_tree_free(plain);
+		out_close(&o2);
+	}
+	yajl_tree_free(t);
+	memz_nd_input_release(&in);
+	out_close(&o);
+	free(text);
 }
 
 /* 1000 calls at once: the queue takes MEMZ_ND_QUEUE, the rest get 503 at
@@ -932,12 +1121,14 @@ int main(void)
 	test_top();
 	test_inspect();
 	test_errors();
+	test_accepted_params();
 	test_top_cgroup_parts();
 	test_processes();
 	test_processes_cap();
 	test_oom();
 	test_checker_unique_key();
 	test_input_forms();
+	test_payload();
 	test_flood();
 	test_paths();
 	return check_status();

@@ -80,6 +80,15 @@ static void select_close(yajl_gen g)
 	yajl_gen_array_close(g);
 }
 
+/* The parameters each function takes, by id, in every answer (header and
+ * data), as netdata 2.10.4's own tables list theirs (network-viewer.c,
+ * function-metrics-cardinality.c): its UI sends a table only the
+ * parameters listed there, so a required one missing from the list would
+ * never reach memz. The words of parse_args() in functions.c. */
+static const char *const top_accepts[] = { "view", "group", NULL };
+static const char *const inspect_accepts[] = { "pid", NULL };
+static const char *const oom_accepts[] = { NULL };
+
 /* memz-top's view select, so 2.x's UI offers both tables. */
 static void view_param(yajl_gen g, bool processes)
 {
@@ -181,6 +190,7 @@ static void top_groups(yajl_gen g, const struct memz_nd_fctx *ctx, bool info)
 	memz_leakparts_kept_procs(ctx->parts, s ? &s->view : NULL, found);
 	memz_nd_table_head(g, 200, ctx->update_every,
 	     "Process groups by proportional set size, with memz's leak verdicts and what a leak is made of; a suspect's row is highlighted, one whose cgroup runs out of memory under OomWarn more so");
+	memz_nd_accepted_params(g, top_accepts);
 	view_param(g, false);
 	memz_nd_table_columns(g, cols, T_N + 1, max);
 	memz_json_str(g, "data");
@@ -311,6 +321,7 @@ static int top_procs(yajl_gen g, const struct memz_nd_fctx *ctx,
 	memcpy(cols, proc_cols, sizeof cols);
 	cols[P_TTO].visible = s && s->oom.n_scopes > 1;
 	memz_nd_table_head(g, 200, ctx->update_every, help);
+	memz_nd_accepted_params(g, top_accepts);
 	view_param(g, true);
 	memz_nd_table_columns(g, cols, P_N + 1, max);
 	memz_json_str(g, "data");
@@ -480,6 +491,7 @@ static void inspect(yajl_gen g, const struct memz_proc *p,
 		abort();
 	memz_nd_table_head(g, 200, ctx->update_every, p ? help :
 	     "Memory of one process by mapping kind, from its smaps");
+	memz_nd_accepted_params(g, inspect_accepts);
 	required_pid(g, choices, n_choices);
 	if (p)
 		process_facts(g, p, ctx);
@@ -694,6 +706,7 @@ int memz_nd_view_oom(yajl_gen g, const struct memz_nd_fctx *ctx,
 		max[O_PSS] = fmax(max[O_PSS], (double)o->kill[i].pss / MIB);
 	memz_nd_table_head(g, 200, ctx->update_every,
 	     "Time to OOM per scope (the machine and each memory-limited cgroup), from the leak suspects' growth, and the last OOM kills with the process each took");
+	memz_nd_accepted_params(g, oom_accepts);
 	memz_nd_table_columns(g, oom_cols, O_N + 1, max);
 	memz_json_str(g, "data");
 	yajl_gen_array_open(g);

@@ -263,18 +263,21 @@ int memz_nd_input_line(struct memz_nd_input *in, FILE *out, char *s,
 	if (nw >= 2 && !strcmp(w[0], "FUNCTION_CANCEL"))
 		return usable_tx(w[1]) ? cancel(in, out, w[1], ctx->update_every)
 				       : 0;
-	if (nw >= 1 && !strcmp(w[0], "FUNCTION_PAYLOAD")) {
+	if (nw < 1)
+		return 0;
+	/* A call with a body (2.x's POST) comes as FUNCTION_PAYLOAD with
+	 * FUNCTION's words and a content type, the body's lines, and a line
+	 * FUNCTION_PAYLOAD_END (2.10.4's src/plugins.d/pluginsd_functions.c).
+	 * memz's functions take their parameters as words, so the call is
+	 * queued as if it had no body, as apps.plugin answers it, and the
+	 * body, which the remote caller wrote, is skipped unread: none of its
+	 * lines is taken for a command, nothing of it is kept. */
+	if (!strcmp(w[0], "FUNCTION_PAYLOAD"))
 		in->in_payload = true;
-		if (nw < 2 || !usable_tx(w[1])) {
-			in->bad_tx++;
-			return 0;
-		}
-		return answer_error(out, w[1], 400,
-				    "memz functions take no payload",
-				    ctx->update_every);
-	}
-	if (nw < 4 || strcmp(w[0], "FUNCTION"))
+	else if (strcmp(w[0], "FUNCTION"))
 		return 0; /* FUNCTION_PROGRESS and the like need no answer */
+	if (nw < 4)
+		return 0;
 	if (!usable_tx(w[1])) {
 		in->bad_tx++;
 		return 0;
@@ -310,6 +313,19 @@ void memz_nd_input_release(struct memz_nd_input *in)
 	free(in->q);
 	in->q = NULL;
 	in->count = 0;
+}
+
+/* Whether a line too long to take (buf[len] is free) is the start of a
+ * call with a body: its body must be skipped all the same, or the caller's
+ * lines in it would be read as commands. The keyword must end inside what
+ * was taken. */
+static bool opens_payload(char *buf, size_t len)
+{
+	char *w[1];
+
+	buf[len] = '\0';
+	return split(buf, w, 1) == 1 && !strcmp(w[0], "FUNCTION_PAYLOAD") &&
+	       w[0] + strlen(w[0]) < buf + len;
 }
 
 int memz_nd_input_read(struct memz_nd_input *in, int fd, FILE *out,
@@ -349,6 +365,9 @@ int memz_nd_input_read(struct memz_nd_input *in, int fd, FILE *out,
 		memmove(in->buf, in->buf + start, in->len - start);
 		in->len -= start;
 		if (in->len == sizeof in->buf - 1) {
+			if (!in->discarding && !in->in_payload &&
+			    opens_payload(in->buf, in->len))
+				in->in_payload = true;
 			in->discarding = true;
 			in->len = 0;
 		}

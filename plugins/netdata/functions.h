@@ -37,8 +37,9 @@
  * (after:, before:, last:, timeout: and the other query words of 2.x's
  * table functions) are ignored; any other word a function does not take,
  * and a malformed value of one it takes, is answered 400 with the reason. FUNCTION_CANCEL <tx> answers a
- * queued call 499; FUNCTION_PAYLOAD is answered 400 and its body skipped;
- * QUIT ends the plugin.
+ * queued call 499; a FUNCTION_PAYLOAD call (2.x's POST) is answered as the
+ * same FUNCTION call without a body, and its body is skipped unread up to
+ * its FUNCTION_PAYLOAD_END line; QUIT ends the plugin.
  *
  * Function callers are remote users of the agent and collection must never
  * wait on them: the reader takes at most MEMZ_ND_READ_BUDGET bytes a call,
@@ -109,8 +110,9 @@ int memz_nd_answer(FILE *out, const char *tx, const char *fn,
 		   const struct memz_nd_fctx *ctx);
 
 /* Act on one line from netdata (NUL-ended, no newline; it is modified):
- * queue a call, answer a cancel, overflow or payload, note QUIT. What
- * memz_nd_input_read() does with each complete line. 0 or -EIO. */
+ * queue a call, skip a payload's body, answer a cancel or overflow, note
+ * QUIT. What memz_nd_input_read() does with each complete line. 0 or
+ * -EIO. */
 int memz_nd_input_line(struct memz_nd_input *in, FILE *out, char *line,
 		       const struct memz_nd_fctx *ctx, double now);
 

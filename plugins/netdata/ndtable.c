@@ -57,13 +57,28 @@ void memz_nd_table_columns(yajl_gen g, const struct memz_nd_col *c, size_t n,
 	yajl_gen_map_close(g);
 }
 
+void memz_nd_accepted_params(yajl_gen g, const char *const *ids)
+{
+	memz_json_str(g, "accepted_params");
+	yajl_gen_array_open(g);
+	for (; *ids; ids++)
+		memz_json_str(g, *ids);
+	yajl_gen_array_close(g);
+}
+
+/* The flat {"severity": ...} cell, the form every table netdata 2.10.4
+ * produces itself writes under its rowOptions column: proc_net_dev.c
+ * (src/collectors/proc.plugin/), freeipmi_plugin.c, plugin_systemd_units.c,
+ * function-streaming.c (src/web/api/functions/) and the facets library
+ * (src/libnetdata/facets/facets.c, every journal and log table). Only its
+ * FUNCTION_UI_REFERENCE.md and FUNCTION_UI_DEVELOPER_GUIDE.md show a nested
+ * {"rowOptions": {"severity": ...}}, and the reference itself shows the
+ * flat form in its facets example; the UI is built against netdata's own
+ * producers, so memz writes what they write. */
 void memz_nd_row_options(yajl_gen g, const char *severity)
 {
 	yajl_gen_map_open(g);
-	memz_json_str(g, "rowOptions");
-	yajl_gen_map_open(g);
 	memz_json_kv_str(g, "severity", severity);
-	yajl_gen_map_close(g);
 	yajl_gen_map_close(g);
 }
 
@@ -93,6 +108,12 @@ void memz_nd_error_body(yajl_gen g, int status, const char *msg)
 	yajl_gen_map_open(g);
 	memz_json_str(g, "status");
 	yajl_gen_integer(g, status);
+	/* 2.x and its UI read errorMessage (rrd_call_function_error() in
+	 * 2.10.4's src/libnetdata/json/json-c-parser-inline.c); 1.x's clients
+	 * and the plugin helpers of both (pluginsd_function_json_error_to_stdout)
+	 * write error_message */
+	memz_json_str(g, "errorMessage");
+	memz_json_string(g, msg, strlen(msg));
 	memz_json_str(g, "error_message");
 	memz_json_string(g, msg, strlen(msg));
 	yajl_gen_map_close(g);

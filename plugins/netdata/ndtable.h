@@ -31,16 +31,21 @@ struct memz_nd_col {
 /* "status", "type": "table", ... "help"; the object stays open. */
 void memz_nd_table_head(yajl_gen g, int status, int update_every,
 			const char *help);
+/* "accepted_params": [ ids... ] (NULL-ended): the parameters the function
+ * takes, by id; 2.x's UI sends only these (and required_params' ids). */
+void memz_nd_accepted_params(yajl_gen g, const char *const *ids);
 /* "columns": { ... }; max[i], when max is given and finite, is column i's
  * bar scale. */
 void memz_nd_table_columns(yajl_gen g, const struct memz_nd_col *c, size_t n,
 			   const double *max);
-/* A row's last cell. */
+/* A row's last cell, under MEMZ_ND_ROWOPT: {"severity": severity}, one of
+ * normal, debug, notice, warning, critical. */
 void memz_nd_row_options(yajl_gen g, const char *severity);
 /* "default_sort_column", "expires"; closes the object. */
 void memz_nd_table_tail(yajl_gen g, const char *sort_col, int update_every);
-/* { "status": status, "error_message": msg }: what netdata shows for a
- * failed call. */
+/* { "status": status, "errorMessage": msg, "error_message": msg }: what
+ * netdata 2.x (errorMessage) and 1.x (error_message) show for a failed
+ * call. */
 void memz_nd_error_body(yajl_gen g, int status, const char *msg);
 
 #endif

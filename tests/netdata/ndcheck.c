@@ -487,10 +487,11 @@ static int check_cell(struct ndc *c, size_t r, size_t i, const char *type,
 	if (YAJL_IS_NULL(cell))
 		return 0;
 	if (!strcmp(type, "none")) {
-		yajl_val ro = YAJL_IS_OBJECT(cell) ? get(cell, "rowOptions") : NULL;
-		yajl_val sev = ro ? get(ro, "severity") : NULL;
+		/* flat, as netdata 2.x's own tables write it */
+		yajl_val sev = YAJL_IS_OBJECT(cell) && cell->u.object.len == 1
+			? get(cell, "severity") : NULL;
 		if (!sev || !one_of(sval(sev), severities))
-			return fail(c, "row %zu: cell %zu is not {rowOptions: {severity}}", r, i);
+			return fail(c, "row %zu: cell %zu is not {severity}", r, i);
 		return 0;
 	}
 	if (!strcmp(type, "string") || !strcmp(type, "detail-string"))
@@ -531,6 +532,30 @@ static int check_params(struct ndc *c, yajl_val rp)
 			    !YAJL_IS_STRING(v))
 				return fail(c, "required_params[%zu] option %zu without id and name", i, j);
 		}
+	}
+	return 0;
+}
+
+/* 2.x's UI sends only the parameters accepted_params names: a table lists
+ * it, strings only, with every required parameter's id among them. */
+static int check_accepted(struct ndc *c, yajl_val t)
+{
+	yajl_val ap = get(t, "accepted_params"), rp = get(t, "required_params");
+
+	if (!ap || !YAJL_IS_ARRAY(ap))
+		return fail(c, "table without an accepted_params array");
+	for (size_t i = 0; i < ap->u.array.len; i++)
+		if (!YAJL_IS_STRING(ap->u.array.values[i]))
+			return fail(c, "accepted_params[%zu] is not a string", i);
+	for (size_t i = 0; rp && YAJL_IS_ARRAY(rp) && i < rp->u.array.len; i++) {
+		const char *id = sval(get(rp->u.array.values[i], "id"));
+		size_t j = 0;
+
+		while (j < ap->u.array.len &&
+		       strcmp(sval(ap->u.array.values[j]), id))
+			j++;
+		if (j == ap->u.array.len)
+			return fail(c, "required param '%s' not in accepted_params", id);
 	}
 	return 0;
 }
@@ -597,6 +622,8 @@ static int check_table(struct ndc *c, yajl_val t, int status)
 		return fail(c, "default_sort_column names no column");
 	if ((v = get(t, "required_params")) && check_params(c, v))
 		return -1;
+	if (check_accepted(c, t))
+		return -1;
 	types = calloc(n, sizeof *types);
 	seen = calloc(n, sizeof *seen);
 	if (!types || !seen) {
@@ -626,6 +653,21 @@ static int check_table(struct ndc *c, yajl_val t, int status)
 	return rc;
 }
 
+/* 2.x's UI reads errorMessage, 1.x's clients error_message: both, the
+ * same. */
+static int check_error(struct ndc *c, const struct ndc_result *r, yajl_val t)
+{
+	yajl_val v2 = get(t, "errorMessage"), v1 = get(t, "error_message");
+
+	if (!v2 || !YAJL_IS_STRING(v2))
+		return fail(c, "result %s: status %d without errorMessage",
+			    r->uuid, r->status);
+	if (!v1 || !YAJL_IS_STRING(v1) || strcmp(sval(v1), sval(v2)))
+		return fail(c, "result %s: error_message is not errorMessage",
+			    r->uuid);
+	return 0;
+}
+
 static int check_result(struct ndc *c, const struct ndc_result *r)
 {
 	char err[256];
@@ -644,10 +686,8 @@ static int check_result(struct ndc *c, const struct ndc_result *r)
 	else if ((v = get(t, "type")) && YAJL_IS_STRING(v) &&
 		 !strcmp(sval(v), "table"))
 		rc = check_table(c, t, r->status);
-	else if (r->status != 200 &&
-		 (!(v = get(t, "error_message")) || !YAJL_IS_STRING(v)))
-		rc = fail(c, "result %s: status %d without error_message",
-			  r->uuid, r->status);
+	else if (r->status != 200)
+		rc = check_error(c, r, t);
 	yajl_tree_free(t);
 	return rc;
 }

@@ -18,8 +18,11 @@
  * must follow the 2.x schema (column types, visualizations, transforms,
  * sorts, summaries and filters from the sets netdata's UI knows, unique
  * indexes, every row as long as the columns with a cell of the column's
- * type and a {rowOptions: {severity}} cell under a rowOptions column,
- * required_params as [{id, name, type: select, options: [{id, name}]}]).
+ * type and a {severity} cell under a rowOptions column,
+ * required_params as [{id, name, type: select, options: [{id, name}]}],
+ * accepted_params as an array of ids holding every required param's);
+ * an error body must carry errorMessage (2.x) and the same error_message
+ * (1.x)).
  * BEGIN of a chart declared obsolete is refused; a chart keeps its
  * context. VARIABLE only as "VARIABLE CHART name = number" after a CHART.
  *
