@@ -301,34 +301,6 @@ static pid_t spawn_child(int *ready, int *hold)
 	return pid;
 }
 
-/* Whether a read of untouched private memory maps the shared zero page
- * here: present in pagemap but not exclusive (the zero page has no
- * mapcount). Some kernels allocate a real page instead (this 6.18 VM
- * does), and then status counts it resident like any other. Asked of the
- * kernel itself, so the live check below holds on either. */
-static bool reads_map_zero_page(uint64_t page)
-{
-	volatile char *p = mmap(NULL, page, PROT_READ | PROT_WRITE,
-				MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	uint64_t e = 0;
-	int fd;
-	char c;
-
-	if (p == MAP_FAILED)
-		return false;
-	c = p[0];
-	(void)c;
-	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0) {
-		if (pread(fd, &e, sizeof e,
-			  (off_t)((uintptr_t)p / page * sizeof e)) != sizeof e)
-			e = 0;
-		close(fd);
-	}
-	munmap((void *)p, page);
-	return (e >> 63 & 1) && !(e >> 56 & 1);
-}
-
 static int open_pid(pid_t pid, const char *name)
 {
 	char path[64];
@@ -383,17 +355,16 @@ static void live(void)
 		(unsigned long long)rss / 1024, (unsigned long long)e.pss / 1024,
 		(unsigned long long)e.error / 1024,
 		(unsigned long long)roll.pss / 1024);
-	/* status counts resident pages, and so does the walk; the 8 MiB
-	 * only read are zero pages, present for the walk but not resident,
-	 * where the kernel maps the zero page, and real exclusive pages
-	 * where it does not (status's counters may lag by a little) */
-	if (reads_map_zero_page(page)) {
-		CHECK(walk.c.present * page >= rss + 7 * MiB);
-	} else {
-		CHECK(walk.c.present * page + MiB >= rss &&
-		      walk.c.present * page <= rss + MiB);
-		CHECK(walk.c.exclusive * page >= 72 * MiB);
-	}
+	/* status counts resident pages, and the walk sees each present
+	 * (status's counters may lag by a little); the 8 MiB only read are
+	 * zero pages, present for the walk but not resident, where the
+	 * kernel maps the zero page, and real exclusive pages where it does
+	 * not (this 6.18 VM allocates them): which one the child got is
+	 * the kernel's choice, and under valgrind not what a probe of this
+	 * process saw, so the walk is held to what holds either way */
+	CHECK(walk.c.present * page + MiB >= rss);
+	CHECK(walk.c.present * page <= rss + 9 * MiB);
+	CHECK(walk.c.exclusive * page >= 64 * MiB);
 	CHECK(e.uss >= 64 * MiB);
 	CHECK(shared >= 16 * MiB);
 	/* the stated bound holds (smaps truncates PSS to whole kB) */
