@@ -485,6 +485,7 @@ static uint32_t hash(const char *s)
 static void docker_name(struct memz_cgroups *c, struct memz_cgname *n)
 {
 	char file[512], name[MEMZ_CGNAME_MAX];
+	struct stat st;
 	size_t len;
 	int fd, rc;
 
@@ -500,9 +501,16 @@ static void docker_name(struct memz_cgroups *c, struct memz_cgname *n)
 	}
 	snprintf(file, sizeof file, "%s/containers/%s/config.v2.json",
 		 c->docker_root, n->id);
-	fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	/* DockerRoot is a directory whoever runs containers writes: a FIFO
+	 * there would block open() and the read, stopping every cycle, so
+	 * open never waits and only a regular file is read */
+	fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return;
+	}
 	rc = memz_pread_file(fd, c->cfg, MEMZ_CGNAME_CONFIG_MAX + 1, &len);
 	close(fd);
 	c->reads++;
