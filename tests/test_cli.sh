@@ -412,6 +412,11 @@ grep -q "not a memz json snapshot" "$TMP/err" || fail "baseline truncated: $(cat
 echo '{"groups": [{"pss": 1}], "processes": []}' >"$TMP/bad.json"
 expect_rc 1 $MEMZ top --baseline "$TMP/bad.json" $ROOT
 grep -q 'groups\[0\] lacks name or pss' "$TMP/err" || fail "baseline without names: $(cat "$TMP/err")"
+# 500,000 nested arrays (1 MB) took 8 MiB of stack in yajl's recursive free
+# and crashed: refused before parsing, with the reason
+python3 -c 'print("[" * 500000 + "]" * 500000)' >"$TMP/bad.json"
+expect_rc 1 $MEMZ top --baseline "$TMP/bad.json" $ROOT
+grep -q 'nested deeper than 64 levels' "$TMP/err" || fail "baseline nested: $(cat "$TMP/err")"
 
 # --- GroupBy cgroup: units, containers and pods by name -----------------------
 CG=$top_srcdir/tests/fixtures/cgroup-v2

@@ -16,6 +16,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "cli.h"
+#include "memz/json.h"
 
 /* A snapshot of ten thousand processes is a few MiB; this leaves room
  * without reading a file that is not one. */
@@ -145,6 +146,12 @@ int cli_baseline_load(struct cli_baseline *b, const char *file, char *err,
 	buf[len] = '\0';
 	if (strlen(buf) != len) {
 		snprintf(err, errlen, "not JSON (a NUL byte)");
+		free(buf);
+		return -EINVAL;
+	}
+	if (!memz_json_depth_within(buf, len, MEMZ_JSON_DEPTH_MAX)) {
+		snprintf(err, errlen, "nested deeper than %d levels",
+			 MEMZ_JSON_DEPTH_MAX);
 		free(buf);
 		return -EINVAL;
 	}
