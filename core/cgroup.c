@@ -197,9 +197,9 @@ static bool safe_path(const char *path)
 	return true;
 }
 
-int memz_cgroup_read_file(const struct memz_cgroup_root *r, const char *path,
-			  enum memz_cgroup_file f, char *buf, size_t cap,
-			  size_t *len)
+static int read_file(const struct memz_cgroup_root *r, const char *path,
+		     enum memz_cgroup_file f, char *buf, size_t cap,
+		     size_t *len, uint64_t *ino)
 {
 	static const char *const name[2][4] = {
 		{ "memory.limit_in_bytes", "memory.usage_in_bytes",
@@ -229,7 +229,29 @@ int memz_cgroup_read_file(const struct memz_cgroup_root *r, const char *path,
 	memcpy(file + nd, path, np);
 	file[nd + np] = '/';
 	memcpy(file + nd + np + 1, leaf, nl + 1);
-	return memz_read_file_at(AT_FDCWD, file, buf, cap, len);
+	if (!ino)
+		return memz_read_file_at(AT_FDCWD, file, buf, cap, len);
+	{
+		struct stat st;
+		int fd = memz_open_at(AT_FDCWD, file), rc;
+
+		if (fd < 0)
+			return fd;
+		rc = fstat(fd, &st) ? -errno : 0;
+		if (!rc) {
+			*ino = (uint64_t)st.st_ino;
+			rc = memz_pread_file(fd, buf, cap, len);
+		}
+		close(fd);
+		return rc;
+	}
+}
+
+int memz_cgroup_read_file(const struct memz_cgroup_root *r, const char *path,
+			  enum memz_cgroup_file f, char *buf, size_t cap,
+			  size_t *len)
+{
+	return read_file(r, path, f, buf, cap, len, NULL);
 }
 
 /* A file that holds one number. */
@@ -279,9 +301,14 @@ static int read_key(const struct memz_cgroup_root *r, const char *path,
 }
 
 int memz_cgroup_oom_kills(const struct memz_cgroup_root *r, const char *path,
-			  char *buf, size_t cap, uint64_t *kills)
+			  char *buf, size_t cap, uint64_t *kills, uint64_t *id)
 {
-	return read_key(r, path, MEMZ_CGF_EVENTS, "oom_kill", buf, cap, kills);
+	size_t len;
+	int rc;
+
+	*id = 0;
+	rc = read_file(r, path, MEMZ_CGF_EVENTS, buf, cap, &len, id);
+	return rc ? rc : memz_cgroup_parse_key(buf, len, "oom_kill", kills);
 }
 
 int memz_cgroup_inactive_file(const struct memz_cgroup_root *r,

@@ -94,22 +94,39 @@ void memz_oom_read_cgroups(struct memz_oom *o, const char *sys_root)
 		rescan(o, sys_root);
 	for (size_t i = 0; i < o->n_w; i++) {
 		struct memz_oom_watch *w = &o->w[i];
-		uint64_t k;
+		uint64_t k, ino, n;
 
 		w->ok = !memz_cgroup_usage(&o->root, w->path, o->buf,
 					   sizeof o->buf, &w->usage);
 		w->has_kills = !memz_cgroup_oom_kills(&o->root, w->path, o->buf,
-						      sizeof o->buf, &k);
+						      sizeof o->buf, &k, &ino);
 		o->files_read += 2;
 		if (!w->has_kills)
 			continue;
 		if (!w->primed) {
-			w->kills0 = w->kills = k;
-			w->primed = true;
-		} else if (k > w->kills) {
-			w->pending += (unsigned)(k - w->kills);
 			w->kills = k;
+			w->ino = ino;
+			w->primed = true;
+			continue;
 		}
+		/* A counter only rises: one that fell, or a new inode, is a
+		 * cgroup made again under the path (a restarted service), made
+		 * since the last read of the old one, so every kill it counts
+		 * is new. */
+		if (k < w->kills || (ino && w->ino && ino != w->ino))
+			n = k;
+		else
+			n = k - w->kills;
+		w->kills = k;
+		w->ino = ino;
+		w->counted += n;
+		/* every kill counted, but only so many named: a counter that
+		 * jumped by billions is not billions of records */
+		if (n > MEMZ_OOM_MAX_KILLS - w->pending) {
+			w->dropped += n - (MEMZ_OOM_MAX_KILLS - w->pending);
+			n = MEMZ_OOM_MAX_KILLS - w->pending;
+		}
+		w->pending += (unsigned)n;
 	}
 }
 
@@ -261,7 +278,7 @@ static void forecasts(struct memz_oom *o, const struct memz_oom_input *in)
 		sc->v1 = is_v1(o);
 		sc->limit = w->limit;
 		sc->has_kills = w->has_kills;
-		sc->kills = w->kills - w->kills0;
+		sc->kills = w->counted;
 		for (size_t j = 0; j < in->view->n_procs; j++) {
 			const struct memz_proc *p = in->view->procs[j];
 
@@ -480,6 +497,29 @@ static unsigned claimed_below(const struct memz_oom *o, const char *s)
 	return n;
 }
 
+/* The kills the watched cgroups counted past what they may name: the
+ * machine counted them too, and is not to name them as its own. v2
+ * counts a kill in every ancestor, so only a watched cgroup with no
+ * watched ancestor says how many; v1 counts it in one cgroup. */
+static uint64_t dropped(struct memz_oom *o)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < o->n_w; i++) {
+		bool top = true;
+
+		for (size_t j = 0; !is_v1(o) && top && j < o->n_w; j++)
+			if (j != i && strcmp(o->w[i].path, o->w[j].path) &&
+			    under(o->w[i].path, o->w[j].path))
+				top = false;
+		if (top)
+			n += o->w[i].dropped;
+	}
+	for (size_t i = 0; i < o->n_w; i++)
+		o->w[i].dropped = 0;
+	return n;
+}
+
 static void kills(struct memz_oom *o, const struct memz_oom_input *in)
 {
 	size_t order[MEMZ_OOM_MAX_SCOPES];
@@ -512,13 +552,13 @@ static void kills(struct memz_oom *o, const struct memz_oom_input *in)
 			   w->wait >= KILL_WAIT);
 		w->wait = w->pending ? w->wait + 1 : 0;
 	}
-	for (unsigned i = 0; i < o->view.new_kills; i++)
-		o->vm_named++;
+	o->vm_named += o->view.new_kills + dropped(o);
 
 	if (!in->vm->has_oom_kill)
 		return;
-	if (!o->vm_primed) {
+	if (!o->vm_primed || in->vm->oom_kill < o->vm_kills0) {
 		o->vm_kills0 = in->vm->oom_kill;
+		o->vm_named = 0;
 		o->vm_primed = true;
 		return;
 	}
@@ -527,6 +567,9 @@ static void kills(struct memz_oom *o, const struct memz_oom_input *in)
 		o->vm_wait = 0;
 		return;
 	}
+	/* as a cgroup's: all counted, a few named */
+	if (total - o->vm_named > MEMZ_OOM_MAX_KILLS)
+		o->vm_named = total - MEMZ_OOM_MAX_KILLS;
 	/* the machine waits a cycle first: a cgroup whose counter was read
 	 * a moment before vmstat may claim the kill next cycle */
 	if (o->vm_wait++ >= 1) {

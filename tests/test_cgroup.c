@@ -95,7 +95,7 @@ static void hierarchy(const char *tree, int version, const char *rel)
 {
 	struct memz_cgroup_root r;
 	char sys[256], want[400], got[1024] = "", buf[256];
-	uint64_t v;
+	uint64_t v, id = 1;
 	unsigned n;
 
 	snprintf(sys, sizeof sys, "%s/%s/sys", MEMZ_FIXTURES, tree);
@@ -111,8 +111,9 @@ static void hierarchy(const char *tree, int version, const char *rel)
 	CHECK_U64(v, UINT64_MAX);
 	CHECK_INT(memz_cgroup_limit(&r, "/../x", buf, sizeof buf, &v), -EINVAL);
 	CHECK_INT(memz_cgroup_limit(&r, "x", buf, sizeof buf, &v), -EINVAL);
-	CHECK_INT(memz_cgroup_oom_kills(&r, paths[0], buf, sizeof buf, &v),
-		  -ENOENT);
+	CHECK_INT(memz_cgroup_oom_kills(&r, paths[0], buf, sizeof buf, &v,
+					&id), -ENOENT);
+	CHECK_U64(id, 0);
 
 	n = memz_cgroup_walk(&r, 100, 8, 192, buf, sizeof buf, gather, got);
 	CHECK_INT(n, 18); /* 6 cgroups and their 12 ancestors */

@@ -2,6 +2,7 @@
  * cgroup v1 and v2 trees made under a temporary SysRoot. */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,6 +351,129 @@ static void kills_v2(void)
 	remove_root();
 }
 
+/* A file written beside and renamed over: a new inode, as a cgroup made
+ * again gives its files. */
+static void put_new_file(const char *rel, const char *text)
+{
+	char tmp[300], a[600], b[600];
+
+	snprintf(tmp, sizeof tmp, "%s.new", rel);
+	put_file(tmp, text);
+	snprintf(a, sizeof a, "%s/%s", root, tmp);
+	snprintf(b, sizeof b, "%s/%s", root, rel);
+	CHECK_INT(rename(a, b), 0);
+}
+
+/* A service restarted makes its cgroup again, whose counter starts from 0:
+ * its kills are named at once, not once the counter passes the old one's;
+ * a cgroup made again with a counter above the old one's (the inode tells)
+ * has every kill it counts new. */
+static void kills_restart(void)
+{
+	static struct memz_oom o;
+	struct world w;
+	struct memz_proc a, b, c, d;
+
+	make_root();
+	v2_tree();
+	put_file("fs/cgroup/app.slice/memory.events", "oom_kill 5\n");
+	world_init(&w);
+	memz_oom_init(&o);
+	cycle(&o, &w, 1);
+	cycle(&o, &w, 2);
+	put_new_file("fs/cgroup/app.slice/memory.events", "oom_kill 0\n");
+	cycle(&o, &w, 3);
+	CHECK_INT(o.view.n_kills, 0);
+	CHECK_U64(scope(&o, "/app.slice")->kills, 0);
+
+	proc(&a, 10, "leaker", "/app.slice/web.service", false, 90 * MiB, 0,
+	     false, 0);
+	w.gone[0] = &a;
+	w.view.n_gone = 1;
+	put_file("fs/cgroup/app.slice/memory.events", "oom_kill 1\n");
+	w.vm.oom_kill = 6;
+	cycle(&o, &w, 4);
+	CHECK_INT(o.view.new_kills, 1);
+	CHECK_STR(o.view.kill[0].name, "leaker");
+	CHECK_STR(o.view.kill[0].scope, "/app.slice");
+	CHECK_U64(scope(&o, "/app.slice")->kills, 1);
+
+	/* again, the new cgroup's counter already at 3 (above 1) */
+	proc(&b, 11, "b", "/app.slice", false, 30 * MiB, 0, false, 0);
+	proc(&c, 12, "c", "/app.slice", false, 20 * MiB, 0, false, 0);
+	proc(&d, 13, "d", "/app.slice", false, 10 * MiB, 0, false, 0);
+	w.gone[0] = &b;
+	w.gone[1] = &c;
+	w.gone[2] = &d;
+	w.view.n_gone = 3;
+	put_new_file("fs/cgroup/app.slice/memory.events", "oom_kill 3\n");
+	w.vm.oom_kill = 9;
+	cycle(&o, &w, 5);
+	CHECK_INT(o.view.new_kills, 3);
+	CHECK_U64(scope(&o, "/app.slice")->kills, 4);
+	w.view.n_gone = 0;
+	for (int i = 6; i < 10; i++) {
+		cycle(&o, &w, i);
+		CHECK_INT(o.view.new_kills, 0);
+	}
+	CHECK_INT(o.view.n_kills, 4);
+	CHECK_U64(o.view.scope[0].kills, 4);
+	remove_root();
+}
+
+/* A counter that jumps by 2^32 is 2^32 kills, not none (a 32-bit
+ * difference), and one that jumps by 3e9 counts 3e9 but names at most
+ * MEMZ_OOM_MAX_KILLS, without a record per kill (3e9 records took
+ * minutes); the machine, which counted the same kills, names none of
+ * them. The alarm turns such a loop into a failure. */
+static void kills_flood(uint64_t jump)
+{
+	static struct memz_oom o;
+	struct world w;
+	struct memz_proc a;
+	char ev[64];
+
+	make_root();
+	v2_tree();
+	world_init(&w);
+	memz_oom_init(&o);
+	cycle(&o, &w, 1);
+	proc(&a, 10, "leaker", "/app.slice/web.service", false, 90 * MiB, 0,
+	     false, 0);
+	w.gone[0] = &a;
+	w.view.n_gone = 1;
+	snprintf(ev, sizeof ev, "oom_kill %llu\n", (unsigned long long)jump);
+	put_file("fs/cgroup/app.slice/memory.events", ev);
+	w.vm.oom_kill = 5 + jump;
+	alarm(30);
+	cycle(&o, &w, 2);
+	CHECK_INT(o.view.new_kills, 1);
+	CHECK_STR(o.view.kill[0].name, "leaker");
+	CHECK_U64(scope(&o, "/app.slice")->kills, jump);
+	CHECK_U64(o.view.scope[0].kills, jump);
+	w.view.n_gone = 0;
+	for (int i = 3; i < 9; i++)
+		cycle(&o, &w, i);
+	CHECK_INT(o.view.n_kills, MEMZ_OOM_MAX_KILLS);
+	for (size_t i = 0; i < o.view.n_kills; i++)
+		CHECK_STR(o.view.kill[i].scope, "/app.slice");
+	CHECK_U64(scope(&o, "/app.slice")->kills, jump);
+
+	/* the machine's own counter likewise */
+	w.vm.oom_kill += jump;
+	for (int i = 9; i < 15; i++)
+		cycle(&o, &w, i);
+	alarm(0);
+	CHECK_U64(o.view.scope[0].kills, 2 * jump);
+	CHECK_INT(o.view.n_kills, MEMZ_OOM_MAX_KILLS);
+	CHECK_STR(o.view.kill[0].scope, "");
+	CHECK(!o.view.kill[0].known);
+	CHECK_STR(o.view.kill[MEMZ_OOM_MAX_KILLS - 1].scope, "");
+	cycle(&o, &w, 15);
+	CHECK_INT(o.view.new_kills, 0);
+	remove_root();
+}
+
 /* v1: limit_in_bytes, usage_in_bytes, oom_control; the victim left a
  * cycle before its cgroup's counter rose. */
 static void kills_v1(void)
@@ -634,6 +758,9 @@ int main(void)
 	forecast_groups();
 	kills_v2();
 	kills_v1();
+	kills_restart();
+	kills_flood(1ull << 32);
+	kills_flood(3000000000ull);
 	long_ids();
 	rewarn();
 	steady();

@@ -116,8 +116,10 @@ int memz_cgroup_limit(const struct memz_cgroup_root *r, const char *path,
 		      char *buf, size_t cap, uint64_t *limit);
 int memz_cgroup_usage(const struct memz_cgroup_root *r, const char *path,
 		      char *buf, size_t cap, uint64_t *usage);
+/* kills with id, the counter file's inode: a cgroup removed and made
+ * again under the same path has a new one, and a counter from 0. */
 int memz_cgroup_oom_kills(const struct memz_cgroup_root *r, const char *path,
-			  char *buf, size_t cap, uint64_t *kills);
+			  char *buf, size_t cap, uint64_t *kills, uint64_t *id);
 int memz_cgroup_inactive_file(const struct memz_cgroup_root *r,
 			      const char *path, char *buf, size_t cap,
 			      uint64_t *inactive);

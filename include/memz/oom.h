@@ -36,7 +36,11 @@
  * with known = false ("unknown"). A kill a watched cgroup counted is
  * reported once, in the deepest such cgroup; the machine reports the
  * rest, a cycle later, so that a cgroup's counter read a moment after the
- * machine's can claim its kill first.
+ * machine's can claim its kill first. A counter that falls, or whose file
+ * has a new inode, is a cgroup made again under the path (a restarted
+ * service), whose kills are all new. Every kill is counted (kills), but at
+ * most MEMZ_OOM_MAX_KILLS wait to be named per scope: the rest are not
+ * named, by the cgroup or by the machine.
  *
  * A victim whose parent has not reaped it yet is a zombie: still in the
  * table, but with no memory (statm all zeros: RSS and swap 0). It counts
@@ -158,9 +162,13 @@ struct memz_oom_watch {
 	char path[MEMZ_OOM_PATH_MAX];
 	char id[MEMZ_OOM_ID_MAX]; /* made once: the scope's id */
 	uint64_t limit;
-	uint64_t kills0, kills; /* counter at the first read, and now */
+	uint64_t kills;   /* the counter at the last read */
+	uint64_t ino;     /* its file's inode (0: unknown): the cgroup's */
+	uint64_t counted; /* kills counted since it was first read */
+	uint64_t dropped; /* kills this cycle past MEMZ_OOM_MAX_KILLS pending */
 	uint64_t usage;
-	unsigned pending, wait; /* kills not yet named, cycles waited */
+	/* kills not yet named (at most MEMZ_OOM_MAX_KILLS), cycles waited */
+	unsigned pending, wait;
 	bool has_kills, primed, ok;
 	unsigned warn_level;
 	double growth; /* smoothed, B/s */
