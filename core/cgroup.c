@@ -201,11 +201,12 @@ static int read_file(const struct memz_cgroup_root *r, const char *path,
 		     enum memz_cgroup_file f, char *buf, size_t cap,
 		     size_t *len, uint64_t *ino)
 {
-	static const char *const name[2][4] = {
+	static const char *const name[2][5] = {
 		{ "memory.limit_in_bytes", "memory.usage_in_bytes",
-		  "memory.oom_control", "memory.stat" },
+		  "memory.oom_control", "memory.stat",
+		  "memory.memsw.limit_in_bytes" },
 		{ "memory.max", "memory.current", "memory.events",
-		  "memory.stat" },
+		  "memory.stat", "memory.swap.max" },
 	};
 	char file[sizeof r->dir + 1024];
 	const char *leaf;
@@ -282,6 +283,31 @@ int memz_cgroup_limit(const struct memz_cgroup_root *r, const char *path,
 	int rc = memz_cgroup_read_file(r, path, MEMZ_CGF_LIMIT, buf, cap, &len);
 
 	return rc ? rc : memz_cgroup_parse_limit(buf, len, limit);
+}
+
+int memz_cgroup_swap_max(const struct memz_cgroup_root *r, const char *path,
+			 char *buf, size_t cap, uint64_t *swap)
+{
+	uint64_t limit, memsw;
+	size_t len;
+	int rc = memz_cgroup_read_file(r, path, MEMZ_CGF_SWAP_MAX, buf, cap,
+				       &len);
+
+	if (!rc)
+		rc = memz_cgroup_parse_limit(buf, len, &memsw);
+	if (rc)
+		return rc;
+	if (r->version == 2 || memsw == UINT64_MAX) {
+		*swap = memsw;
+		return 0;
+	}
+	/* v1's is memory and swap together */
+	rc = memz_cgroup_limit(r, path, buf, cap, &limit);
+	if (rc)
+		return rc;
+	*swap = limit == UINT64_MAX ? UINT64_MAX
+				    : memsw > limit ? memsw - limit : 0;
+	return 0;
 }
 
 int memz_cgroup_usage(const struct memz_cgroup_root *r, const char *path,

@@ -74,7 +74,7 @@ static void rescan(struct memz_oom *o, const char *sys_root)
 						  MEMZ_OOM_MAX_DEPTH,
 						  MEMZ_OOM_PATH_MAX, o->buf,
 						  sizeof o->buf, consider, &w);
-	for (size_t i = 0; i < w.n; i++)
+	for (size_t i = 0; i < w.n; i++) {
 		for (size_t j = 0; j < o->n_w; j++)
 			if (!strcmp(w.found[i].path, o->w[j].path)) {
 				uint64_t limit = w.found[i].limit;
@@ -83,6 +83,12 @@ static void rescan(struct memz_oom *o, const char *sys_root)
 				w.found[i].limit = limit;
 				break;
 			}
+		/* without swap accounting the kernel counts all swap */
+		if (memz_cgroup_swap_max(&o->root, w.found[i].path, o->buf,
+					 sizeof o->buf, &w.found[i].swap_max))
+			w.found[i].swap_max = UINT64_MAX;
+		o->files_read++;
+	}
 	memcpy(o->w, w.found, sizeof w.found);
 	o->n_w = w.n;
 }
@@ -356,8 +362,9 @@ static void add_candidate(struct memz_oom *o, const struct memz_proc *p,
 
 	memset(&c, 0, sizeof c);
 	c.pss = recent_peak(p);
-	c.badness = (double)c.pss + (double)p->mem.swap +
-		    p->oom_score_adj * total / 1000.0;
+	c.points = (double)c.pss + (double)p->mem.swap;
+	c.adj = p->oom_score_adj;
+	c.badness = c.points + c.adj * total / 1000.0;
 	if (o->n_cand == cap) {
 		if (c.badness <= o->cand[cap - 1].badness)
 			return;
@@ -435,39 +442,43 @@ static void record(struct memz_oom *o, double t, const char *scope,
 }
 
 /* Name up to *pending kills from the pool (only processes that were in
- * scope, when one is given); with give_up, those nothing fits are
- * recorded as unknown. */
+ * scope, when one is given), oom_score_adj scaled by total, what the
+ * scope may use; with give_up, those nothing fits are recorded as
+ * unknown. */
 static void name_kills(struct memz_oom *o, double t, const char *scope,
-		       unsigned *pending, bool give_up)
+		       double total, unsigned *pending, bool give_up)
 {
 	while (*pending) {
 		struct memz_oom_cand *best = NULL, *second = NULL;
+		double b1 = 0, b2 = 0;
 		unsigned fitted = 0;
 		int sure;
 
 		for (size_t i = 0; i < o->n_cand; i++) {
 			struct memz_oom_cand *c = &o->cand[i];
+			double b = c->points + c->adj * total / 1000.0;
 
 			if (c->used || (scope && (!c->has_memcg ||
 						 c->v1 != is_v1(o) ||
 						 !under(c->memcg, scope))))
 				continue;
 			fitted++;
-			if (!best || c->badness > best->badness) {
+			if (!best || b > b1) {
 				second = best;
+				b2 = b1;
 				best = c;
-			} else if (!second || c->badness > second->badness) {
+				b1 = b;
+			} else if (!second || b > b2) {
 				second = c;
+				b2 = b;
 			}
 		}
 		if (!best)
 			break;
-		if (fitted <= *pending || !second || !(best->badness > 0))
+		if (fitted <= *pending || !second || !(b1 > 0))
 			sure = 90;
 		else
-			sure = 50 + (int)lround(40.0 *
-						fmax(0, best->badness - second->badness) /
-						best->badness);
+			sure = 50 + (int)lround(40.0 * fmax(0, b1 - b2) / b1);
 		best->used = true;
 		record(o, t, scope ? scope : "", best, fitted, sure);
 		(*pending)--;
@@ -508,16 +519,28 @@ static uint64_t dropped(struct memz_oom *o)
 	for (size_t i = 0; i < o->n_w; i++) {
 		bool top = true;
 
+		if (!o->w[i].dropped)
+			continue;
 		for (size_t j = 0; !is_v1(o) && top && j < o->n_w; j++)
 			if (j != i && strcmp(o->w[i].path, o->w[j].path) &&
 			    under(o->w[i].path, o->w[j].path))
 				top = false;
 		if (top)
 			n += o->w[i].dropped;
-	}
-	for (size_t i = 0; i < o->n_w; i++)
 		o->w[i].dropped = 0;
+	}
 	return n;
+}
+
+/* What a cgroup's OOM scales oom_score_adj by: its limit and the swap it
+ * may use (the kernel's mem_cgroup_get_max), not the machine's memory. */
+static double scope_total(const struct memz_oom_watch *w,
+			  const struct memz_meminfo *mem)
+{
+	uint64_t swap = w->swap_max < mem->swap_total ? w->swap_max
+						       : mem->swap_total;
+
+	return (double)w->limit + (double)swap;
 }
 
 static void kills(struct memz_oom *o, const struct memz_oom_input *in)
@@ -548,8 +571,8 @@ static void kills(struct memz_oom *o, const struct memz_oom_input *in)
 			w->wait = 0;
 			continue;
 		}
-		name_kills(o, in->t, w->path, &w->pending,
-			   w->wait >= KILL_WAIT);
+		name_kills(o, in->t, w->path, scope_total(w, in->mem),
+			   &w->pending, w->wait >= KILL_WAIT);
 		w->wait = w->pending ? w->wait + 1 : 0;
 	}
 	o->vm_named += o->view.new_kills + dropped(o);
@@ -576,7 +599,9 @@ static void kills(struct memz_oom *o, const struct memz_oom_input *in)
 		unsigned pending = (unsigned)(total - o->vm_named);
 		unsigned before = o->view.new_kills;
 
-		name_kills(o, in->t, NULL, &pending, o->vm_wait > KILL_WAIT + 1);
+		name_kills(o, in->t, NULL,
+			   (double)(in->mem->mem_total + in->mem->swap_total),
+			   &pending, o->vm_wait > KILL_WAIT + 1);
 		o->vm_named += o->view.new_kills - before;
 		if (!pending)
 			o->vm_wait = 0;

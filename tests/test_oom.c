@@ -474,6 +474,69 @@ static void kills_flood(uint64_t jump)
 	remove_root();
 }
 
+/* A cgroup's kill ranks by oom_score_adj thousandths of what the cgroup
+ * may use (its limit and the swap it may use), as the kernel's
+ * mem_cgroup_get_max, not of the machine's memory: with 100 MiB and no
+ * swap, 500 is 50 MiB and the 90 MiB process goes first; the machine's
+ * 1124 MiB made it 562 MiB and named the small one. */
+static void kills_scaled_one(int version, const char *swap, const char *want)
+{
+	static struct memz_oom o;
+	struct world w;
+	struct memz_proc big, small;
+	const char *cg = version == 1 ? "fs/cgroup/memory/box" : "fs/cgroup/app.slice";
+	const char *path = version == 1 ? "/box" : "/app.slice";
+	char f[128];
+
+	make_root();
+	if (version == 1) {
+		put_dir("fs/cgroup/memory");
+		put_dir("fs/cgroup/memory/box");
+		put_file("fs/cgroup/memory/box/memory.limit_in_bytes",
+			 "104857600\n");
+		put_file("fs/cgroup/memory/box/memory.usage_in_bytes", "1\n");
+		put_file("fs/cgroup/memory/box/memory.oom_control",
+			 "oom_kill 0\n");
+	} else {
+		v2_tree();
+	}
+	if (swap) {
+		snprintf(f, sizeof f, "%s/%s", cg,
+			 version == 1 ? "memory.memsw.limit_in_bytes"
+				      : "memory.swap.max");
+		put_file(f, swap);
+	}
+	world_init(&w);
+	memz_oom_init(&o);
+	cycle(&o, &w, 1);
+	proc(&big, 10, "big", path, version == 1, 90 * MiB, 0, false, 0);
+	proc(&small, 11, "small", path, version == 1, 20 * MiB, 0, false, 0);
+	small.oom_score_adj = 500;
+	w.gone[0] = &big;
+	w.gone[1] = &small;
+	w.view.n_gone = 2;
+	snprintf(f, sizeof f, "%s/%s", cg,
+		 version == 1 ? "memory.oom_control" : "memory.events");
+	put_file(f, "oom_kill 1\n");
+	w.vm.oom_kill = 6;
+	cycle(&o, &w, 2);
+	CHECK_INT(o.view.new_kills, 1);
+	CHECK_STR(o.view.kill[0].name, want);
+	CHECK_STR(o.view.kill[0].scope, path);
+	remove_root();
+}
+
+static void kills_scaled(void)
+{
+	/* 100 MiB and no swap: small 20 + 50 < big 90 */
+	kills_scaled_one(2, "0\n", "big");
+	kills_scaled_one(1, "104857600\n", "big");
+	/* swap up to the machine's 100 MiB: small 20 + 100 > 90 */
+	kills_scaled_one(2, "max\n", "small");
+	kills_scaled_one(2, NULL, "small");
+	kills_scaled_one(1, "314572800\n", "small");
+}
+
 /* v1: limit_in_bytes, usage_in_bytes, oom_control; the victim left a
  * cycle before its cgroup's counter rose. */
 static void kills_v1(void)
@@ -759,6 +822,7 @@ int main(void)
 	kills_v2();
 	kills_v1();
 	kills_restart();
+	kills_scaled();
 	kills_flood(1ull << 32);
 	kills_flood(3000000000ull);
 	long_ids();

@@ -98,6 +98,7 @@ enum memz_cgroup_file {
 	MEMZ_CGF_USAGE,  /* memory.current, memory.usage_in_bytes */
 	MEMZ_CGF_EVENTS, /* memory.events, memory.oom_control */
 	MEMZ_CGF_STAT,   /* memory.stat */
+	MEMZ_CGF_SWAP_MAX, /* memory.swap.max, memory.memsw.limit_in_bytes */
 };
 
 /* The file of path's cgroup in r (named as r's version names it) into
@@ -116,6 +117,11 @@ int memz_cgroup_limit(const struct memz_cgroup_root *r, const char *path,
 		      char *buf, size_t cap, uint64_t *limit);
 int memz_cgroup_usage(const struct memz_cgroup_root *r, const char *path,
 		      char *buf, size_t cap, uint64_t *usage);
+/* The swap path's cgroup may use: v2's memory.swap.max, v1's
+ * memory.memsw.limit_in_bytes less its memory limit; UINT64_MAX when
+ * unlimited. -ENOENT without swap accounting. */
+int memz_cgroup_swap_max(const struct memz_cgroup_root *r, const char *path,
+			 char *buf, size_t cap, uint64_t *swap);
 /* kills with id, the counter file's inode: a cgroup removed and made
  * again under the same path has a new one, and a counter from 0. */
 int memz_cgroup_oom_kills(const struct memz_cgroup_root *r, const char *path,

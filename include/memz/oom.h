@@ -27,8 +27,10 @@
  * rises, the victim is looked for among the processes that left in the
  * last three cycles (a victim may exit a cycle before or after the counter
  * is read) and, for a cgroup, were in it: the one the kernel would pick
- * first (PSS plus swap, moved by oom_score_adj as the kernel moves
- * oom_score), with its name, pid, PSS (the largest of its last samples:
+ * first (PSS plus swap, moved by oom_score_adj thousandths of what the
+ * kill's scope may use, as the kernel moves oom_score: MemTotal +
+ * SwapTotal for the machine, a cgroup's limit plus the swap it may use,
+ * mem_cgroup_get_max, for a cgroup's kill), with its name, pid, PSS (the largest of its last samples:
  * the OOM reaper frees a victim's memory before it exits) and whether it
  * was a leak suspect. `sure` says how sure: 90 when exactly as many
  * processes left as were killed, less as the best candidate stands less
@@ -55,9 +57,9 @@
  * it is first seen (a process moved later keeps its first one).
  *
  * Cost per cycle: 2 reads per watched cgroup (usage, kill counter), a
- * third (memory.stat) for one that grows, the limit once per rescan; the
- * rescan reads one limit file per cgroup directory (at most
- * MEMZ_OOM_MAX_WALK). Nothing is allocated: the state is fixed-size and
+ * third (memory.stat) for one that grows, the limit and swap limit once
+ * per rescan; the rescan reads one limit file per cgroup directory (at
+ * most MEMZ_OOM_MAX_WALK). Nothing is allocated: the state is fixed-size and
  * the names of victims are copied into it; a scope's id is made once, when
  * its cgroup is found (README, "The OOM kill named", has the figures).
  */
@@ -155,13 +157,16 @@ struct memz_oom_cand {
 	int pid, leak_confidence;
 	unsigned age; /* cycles since it left */
 	uint64_t pss;
-	double badness;
+	double points; /* PSS + swap, what the kernel's oom_badness counts */
+	int adj;       /* oom_score_adj */
+	double badness; /* scaled by the machine's memory: the pool's order */
 };
 
 struct memz_oom_watch {
 	char path[MEMZ_OOM_PATH_MAX];
 	char id[MEMZ_OOM_ID_MAX]; /* made once: the scope's id */
 	uint64_t limit;
+	uint64_t swap_max; /* the swap it may use; UINT64_MAX: no limit */
 	uint64_t kills;   /* the counter at the last read */
 	uint64_t ino;     /* its file's inode (0: unknown): the cgroup's */
 	uint64_t counted; /* kills counted since it was first read */
