@@ -201,12 +201,12 @@ static int read_file(const struct memz_cgroup_root *r, const char *path,
 		     enum memz_cgroup_file f, char *buf, size_t cap,
 		     size_t *len, uint64_t *ino)
 {
-	static const char *const name[2][5] = {
+	static const char *const name[2][6] = {
 		{ "memory.limit_in_bytes", "memory.usage_in_bytes",
 		  "memory.oom_control", "memory.stat",
-		  "memory.memsw.limit_in_bytes" },
+		  "memory.memsw.limit_in_bytes", "cgroup.events" },
 		{ "memory.max", "memory.current", "memory.events",
-		  "memory.stat", "memory.swap.max" },
+		  "memory.stat", "memory.swap.max", "cgroup.events" },
 	};
 	char file[sizeof r->dir + 1024];
 	const char *leaf;
@@ -324,6 +324,18 @@ static int read_key(const struct memz_cgroup_root *r, const char *path,
 	int rc = memz_cgroup_read_file(r, path, f, buf, cap, &len);
 
 	return rc ? rc : memz_cgroup_parse_key(buf, len, key, v);
+}
+
+int memz_cgroup_populated(const struct memz_cgroup_root *r, const char *path,
+			  char *buf, size_t cap, bool *populated)
+{
+	uint64_t v;
+	int rc = read_key(r, path, MEMZ_CGF_CGEVENTS, "populated", buf, cap,
+			  &v);
+
+	if (!rc)
+		*populated = v != 0;
+	return rc;
 }
 
 int memz_cgroup_oom_kills(const struct memz_cgroup_root *r, const char *path,

@@ -23,7 +23,11 @@ static bool is_v1(const struct memz_oom *o)
 }
 
 struct walk {
+	const struct memz_cgroup_root *root;
+	unsigned reads;
 	struct memz_oom_watch found[MEMZ_OOM_MAX_SCOPES];
+	bool live[MEMZ_OOM_MAX_SCOPES];
+	uint64_t room[MEMZ_OOM_MAX_SCOPES];
 	size_t n;
 };
 
@@ -41,25 +45,50 @@ static void scope_id(char *out, size_t n, const char *path)
 	snprintf(out, n, "%s", tmp);
 }
 
-/* Keep the tightest limits: a cgroup with less room is nearer its OOM. */
+/* Does a (live, room) go before b? */
+static bool before(bool live_a, uint64_t room_a, bool live_b, uint64_t room_b)
+{
+	return live_a != live_b ? live_a : room_a < room_b;
+}
+
+/* Keep the cgroups with least room (limit - usage): they are nearest
+ * their OOM. Live ones first, those with a process and MEMZ_OOM_LIVE_MIN
+ * charged: whoever may make cgroups could make eight empty ones with a
+ * limit of a page, tighter than any real one, and push every real one out
+ * of the watch. An empty one is watched when there is room, since a
+ * service may be started in it. */
 static void consider(void *ctx, const char *path, uint64_t limit)
 {
 	struct walk *w = ctx;
+	char b[256];
+	uint64_t usage = 0, room;
+	bool populated = true, live;
 	size_t i;
 
 	if (limit == UINT64_MAX)
 		return;
+	w->reads += 2;
+	memz_cgroup_populated(w->root, path, b, sizeof b, &populated);
+	live = !memz_cgroup_usage(w->root, path, b, sizeof b, &usage) &&
+	       populated && usage >= MEMZ_OOM_LIVE_MIN;
+	room = limit > usage ? limit - usage : 0;
 	if (w->n == MEMZ_OOM_MAX_SCOPES) {
-		if (limit >= w->found[w->n - 1].limit)
+		if (!before(live, room, w->live[w->n - 1], w->room[w->n - 1]))
 			return;
 		w->n--;
 	}
-	for (i = w->n; i > 0 && w->found[i - 1].limit > limit; i--)
+	for (i = w->n;
+	     i > 0 && before(live, room, w->live[i - 1], w->room[i - 1]); i--) {
 		w->found[i] = w->found[i - 1];
+		w->live[i] = w->live[i - 1];
+		w->room[i] = w->room[i - 1];
+	}
 	memset(&w->found[i], 0, sizeof w->found[i]);
 	snprintf(w->found[i].path, sizeof w->found[i].path, "%s", path);
 	scope_id(w->found[i].id, sizeof w->found[i].id, path);
 	w->found[i].limit = limit;
+	w->live[i] = live;
+	w->room[i] = room;
 	w->n++;
 }
 
@@ -69,11 +98,13 @@ static void rescan(struct memz_oom *o, const char *sys_root)
 	struct walk w;
 
 	memset(&w, 0, sizeof w);
+	w.root = &o->root;
 	if (!memz_cgroup_find_root(sys_root, &o->root))
 		o->files_read += memz_cgroup_walk(&o->root, MEMZ_OOM_MAX_WALK,
 						  MEMZ_OOM_MAX_DEPTH,
 						  MEMZ_OOM_PATH_MAX, o->buf,
 						  sizeof o->buf, consider, &w);
+	o->files_read += w.reads;
 	for (size_t i = 0; i < w.n; i++) {
 		for (size_t j = 0; j < o->n_w; j++)
 			if (!strcmp(w.found[i].path, o->w[j].path)) {

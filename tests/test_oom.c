@@ -537,6 +537,73 @@ static void kills_scaled(void)
 	kills_scaled_one(1, "314572800\n", "small");
 }
 
+static void limited(const char *name, const char *max, const char *current,
+		    const char *populated)
+{
+	char rel[200];
+
+	snprintf(rel, sizeof rel, "fs/cgroup/%s", name);
+	put_dir(rel);
+	snprintf(rel, sizeof rel, "fs/cgroup/%s/memory.max", name);
+	put_file(rel, max);
+	snprintf(rel, sizeof rel, "fs/cgroup/%s/memory.current", name);
+	put_file(rel, current);
+	if (populated) {
+		snprintf(rel, sizeof rel, "fs/cgroup/%s/cgroup.events", name);
+		put_file(rel, populated);
+	}
+}
+
+/* Eight empty cgroups limited to a page were tighter than any real one
+ * and pushed the real ones out of the watch: the live (populated, at
+ * least 1 MiB charged) go first, an empty or near-empty one only where
+ * there is room; among the live, least room first, so a large cgroup
+ * about full is watched before small ones with plenty left. */
+static void decoys(void)
+{
+	static struct memz_oom o;
+	struct world w;
+	char name[32];
+
+	make_root();
+	v2_tree();
+	for (int i = 0; i < 8; i++) {
+		snprintf(name, sizeof name, "decoy%d", i);
+		limited(name, "4096\n", i < 4 ? "0\n" : "4096\n",
+			i < 4 ? "populated 0\nfrozen 0\n"
+			      : "populated 1\nfrozen 0\n");
+	}
+	world_init(&w);
+	memz_oom_init(&o);
+	cycle(&o, &w, 1);
+	CHECK_INT(o.view.n_scopes, 1 + MEMZ_OOM_MAX_SCOPES);
+	CHECK_STR(o.view.scope[1].path, "/app.slice");
+	CHECK(scope(&o, "/app.slice") != NULL);
+	remove_root();
+
+	make_root();
+	v2_tree(); /* 100 MiB, 60 MiB used: 40 MiB of room */
+	limited("full", "10737418240\n", "10726932480\n",
+		"populated 1\nfrozen 0\n"); /* 10 MiB of room */
+	for (int i = 0; i < 8; i++) {
+		snprintf(name, sizeof name, "svc%d", i);
+		limited(name, "1073741824\n", "104857600\n",
+			"populated 1\nfrozen 0\n");
+	}
+	for (int i = 0; i < 8; i++) {
+		snprintf(name, sizeof name, "decoy%d", i);
+		limited(name, "4096\n", "0\n", "populated 0\nfrozen 0\n");
+	}
+	memz_oom_init(&o);
+	cycle(&o, &w, 1);
+	CHECK_INT(o.view.n_scopes, 1 + MEMZ_OOM_MAX_SCOPES);
+	CHECK_STR(o.view.scope[1].path, "/full");
+	CHECK_STR(o.view.scope[2].path, "/app.slice");
+	for (size_t i = 3; i < o.view.n_scopes; i++)
+		CHECK(!strncmp(o.view.scope[i].path, "/svc", 4));
+	remove_root();
+}
+
 /* v1: limit_in_bytes, usage_in_bytes, oom_control; the victim left a
  * cycle before its cgroup's counter rose. */
 static void kills_v1(void)
@@ -823,6 +890,7 @@ int main(void)
 	kills_v1();
 	kills_restart();
 	kills_scaled();
+	decoys();
 	kills_flood(1ull << 32);
 	kills_flood(3000000000ull);
 	long_ids();

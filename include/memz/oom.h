@@ -53,13 +53,17 @@
  * SysRoot (memz_cgroup_find_root: v1's memory controller when mounted,
  * else v2; cgroup.c reads every file) every
  * MEMZ_OOM_RESCAN_CYCLES cycles: at most MEMZ_OOM_MAX_SCOPES limited ones,
- * the tightest limits first. A process's memory cgroup is read once, when
+ * those with least room (limit - usage) first, and first of all those
+ * live (v2's cgroup.events populated, and MEMZ_OOM_LIVE_MIN charged), so
+ * empty cgroups with tiny limits, which anyone allowed to make cgroups may
+ * make, cannot push the real ones out. A process's memory cgroup is read once, when
  * it is first seen (a process moved later keeps its first one).
  *
  * Cost per cycle: 2 reads per watched cgroup (usage, kill counter), a
  * third (memory.stat) for one that grows, the limit and swap limit once
  * per rescan; the rescan reads one limit file per cgroup directory (at
- * most MEMZ_OOM_MAX_WALK). Nothing is allocated: the state is fixed-size and
+ * most MEMZ_OOM_MAX_WALK), and the usage and cgroup.events of each limited
+ * one. Nothing is allocated: the state is fixed-size and
  * the names of victims are copied into it; a scope's id is made once, when
  * its cgroup is found (README, "The OOM kill named", has the figures).
  */
@@ -85,6 +89,7 @@
 #define MEMZ_OOM_RESCAN_CYCLES 32
 #define MEMZ_OOM_MAX_WALK 1024 /* cgroup directories one rescan visits */
 #define MEMZ_OOM_MAX_DEPTH 8
+#define MEMZ_OOM_LIVE_MIN (1u << 20) /* a watched cgroup's usage, at least */
 #define MEMZ_OOM_WARN_LEVELS 16
 #define MEMZ_OOM_REWARN_MIN_S 5.0 /* no halving warned below this */
 
