@@ -6,6 +6,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "memz/cgname.h"
+#include "memz/json.h"
 
 #define MAX_COMPONENTS 64
 
@@ -223,7 +224,8 @@ int memz_cgname_docker(const char *buf, size_t len, char *out,
 
 	/* yajl_tree_parse wants a string: the caller's buffer ends in NUL
 	 * where it ends, or it is not a file this was read from */
-	if (!outlen || strlen(buf) != len)
+	if (!outlen || strlen(buf) != len ||
+	    !memz_json_depth_within(buf, len, MEMZ_JSON_DEPTH_MAX))
 		return -EINVAL;
 	root = yajl_tree_parse(buf, NULL, 0);
 	if (!root)

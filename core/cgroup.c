@@ -197,15 +197,16 @@ static bool safe_path(const char *path)
 	return true;
 }
 
-int memz_cgroup_read_file(const struct memz_cgroup_root *r, const char *path,
-			  enum memz_cgroup_file f, char *buf, size_t cap,
-			  size_t *len)
+static int read_file(const struct memz_cgroup_root *r, const char *path,
+		     enum memz_cgroup_file f, char *buf, size_t cap,
+		     size_t *len, uint64_t *ino)
 {
-	static const char *const name[2][4] = {
+	static const char *const name[2][6] = {
 		{ "memory.limit_in_bytes", "memory.usage_in_bytes",
-		  "memory.oom_control", "memory.stat" },
+		  "memory.oom_control", "memory.stat",
+		  "memory.memsw.limit_in_bytes", "cgroup.events" },
 		{ "memory.max", "memory.current", "memory.events",
-		  "memory.stat" },
+		  "memory.stat", "memory.swap.max", "cgroup.events" },
 	};
 	char file[sizeof r->dir + 1024];
 	const char *leaf;
@@ -229,7 +230,29 @@ int memz_cgroup_read_file(const struct memz_cgroup_root *r, const char *path,
 	memcpy(file + nd, path, np);
 	file[nd + np] = '/';
 	memcpy(file + nd + np + 1, leaf, nl + 1);
-	return memz_read_file_at(AT_FDCWD, file, buf, cap, len);
+	if (!ino)
+		return memz_read_file_at(AT_FDCWD, file, buf, cap, len);
+	{
+		struct stat st;
+		int fd = memz_open_at(AT_FDCWD, file), rc;
+
+		if (fd < 0)
+			return fd;
+		rc = fstat(fd, &st) ? -errno : 0;
+		if (!rc) {
+			*ino = (uint64_t)st.st_ino;
+			rc = memz_pread_file(fd, buf, cap, len);
+		}
+		close(fd);
+		return rc;
+	}
+}
+
+int memz_cgroup_read_file(const struct memz_cgroup_root *r, const char *path,
+			  enum memz_cgroup_file f, char *buf, size_t cap,
+			  size_t *len)
+{
+	return read_file(r, path, f, buf, cap, len, NULL);
 }
 
 /* A file that holds one number. */
@@ -262,6 +285,31 @@ int memz_cgroup_limit(const struct memz_cgroup_root *r, const char *path,
 	return rc ? rc : memz_cgroup_parse_limit(buf, len, limit);
 }
 
+int memz_cgroup_swap_max(const struct memz_cgroup_root *r, const char *path,
+			 char *buf, size_t cap, uint64_t *swap)
+{
+	uint64_t limit, memsw;
+	size_t len;
+	int rc = memz_cgroup_read_file(r, path, MEMZ_CGF_SWAP_MAX, buf, cap,
+				       &len);
+
+	if (!rc)
+		rc = memz_cgroup_parse_limit(buf, len, &memsw);
+	if (rc)
+		return rc;
+	if (r->version == 2 || memsw == UINT64_MAX) {
+		*swap = memsw;
+		return 0;
+	}
+	/* v1's is memory and swap together */
+	rc = memz_cgroup_limit(r, path, buf, cap, &limit);
+	if (rc)
+		return rc;
+	*swap = limit == UINT64_MAX ? UINT64_MAX
+				    : memsw > limit ? memsw - limit : 0;
+	return 0;
+}
+
 int memz_cgroup_usage(const struct memz_cgroup_root *r, const char *path,
 		      char *buf, size_t cap, uint64_t *usage)
 {
@@ -278,10 +326,27 @@ static int read_key(const struct memz_cgroup_root *r, const char *path,
 	return rc ? rc : memz_cgroup_parse_key(buf, len, key, v);
 }
 
-int memz_cgroup_oom_kills(const struct memz_cgroup_root *r, const char *path,
-			  char *buf, size_t cap, uint64_t *kills)
+int memz_cgroup_populated(const struct memz_cgroup_root *r, const char *path,
+			  char *buf, size_t cap, bool *populated)
 {
-	return read_key(r, path, MEMZ_CGF_EVENTS, "oom_kill", buf, cap, kills);
+	uint64_t v;
+	int rc = read_key(r, path, MEMZ_CGF_CGEVENTS, "populated", buf, cap,
+			  &v);
+
+	if (!rc)
+		*populated = v != 0;
+	return rc;
+}
+
+int memz_cgroup_oom_kills(const struct memz_cgroup_root *r, const char *path,
+			  char *buf, size_t cap, uint64_t *kills, uint64_t *id)
+{
+	size_t len;
+	int rc;
+
+	*id = 0;
+	rc = read_file(r, path, MEMZ_CGF_EVENTS, buf, cap, &len, id);
+	return rc ? rc : memz_cgroup_parse_key(buf, len, "oom_kill", kills);
 }
 
 int memz_cgroup_inactive_file(const struct memz_cgroup_root *r,
@@ -485,6 +550,7 @@ static uint32_t hash(const char *s)
 static void docker_name(struct memz_cgroups *c, struct memz_cgname *n)
 {
 	char file[512], name[MEMZ_CGNAME_MAX];
+	struct stat st;
 	size_t len;
 	int fd, rc;
 
@@ -500,9 +566,16 @@ static void docker_name(struct memz_cgroups *c, struct memz_cgname *n)
 	}
 	snprintf(file, sizeof file, "%s/containers/%s/config.v2.json",
 		 c->docker_root, n->id);
-	fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	/* DockerRoot is a directory whoever runs containers writes: a FIFO
+	 * there would block open() and the read, stopping every cycle, so
+	 * open never waits and only a regular file is read */
+	fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return;
+	}
 	rc = memz_pread_file(fd, c->cfg, MEMZ_CGNAME_CONFIG_MAX + 1, &len);
 	close(fd);
 	c->reads++;

@@ -138,6 +138,7 @@ static void read_system_times(int rootfd, struct memz_inspect *ins)
 }
 
 static int read_pid(struct memz_inspect *ins, int rootfd, int dirfd,
+		    const unsigned long long *start,
 		    const struct memz_allocator *a, const char **what)
 {
 	char buf[8192];
@@ -149,6 +150,12 @@ static int read_pid(struct memz_inspect *ins, int rootfd, int dirfd,
 	rc = read_small(dirfd, "stat", buf, sizeof buf, &len);
 	if (rc || (rc = memz_parse_stat(buf, len, &ins->stat)))
 		return rc;
+	/* the pid went to another process: none of its files is the asked
+	 * one's, and its smaps is not to be read on that one's account */
+	if (start && ins->stat.start_time != *start) {
+		*what = "process";
+		return -ESRCH;
+	}
 	*what = "status";
 	rc = read_small(dirfd, "status", buf, sizeof buf, &len);
 	if (rc || (rc = memz_parse_status(buf, len, &ins->status)))
@@ -177,9 +184,9 @@ static int read_pid(struct memz_inspect *ins, int rootfd, int dirfd,
 	return 0;
 }
 
-int memz_inspect_read(struct memz_inspect *ins, const char *proc_root,
-		      int pid, const struct memz_allocator *a,
-		      const char **what)
+static int inspect_read(struct memz_inspect *ins, const char *proc_root,
+			int pid, const unsigned long long *start,
+			const struct memz_allocator *a, const char **what)
 {
 	char name[24];
 	int rootfd, dirfd, rc;
@@ -205,10 +212,24 @@ int memz_inspect_read(struct memz_inspect *ins, const char *proc_root,
 		close(rootfd);
 		return rc;
 	}
-	rc = read_pid(ins, rootfd, dirfd, a, what);
+	rc = read_pid(ins, rootfd, dirfd, start, a, what);
 	close(dirfd);
 	close(rootfd);
 	return rc;
+}
+
+int memz_inspect_read(struct memz_inspect *ins, const char *proc_root,
+		      int pid, const struct memz_allocator *a,
+		      const char **what)
+{
+	return inspect_read(ins, proc_root, pid, NULL, a, what);
+}
+
+int memz_inspect_read_proc(struct memz_inspect *ins, const char *proc_root,
+			   int pid, unsigned long long start,
+			   const struct memz_allocator *a, const char **what)
+{
+	return inspect_read(ins, proc_root, pid, &start, a, what);
 }
 
 double memz_inspect_age(const struct memz_inspect *ins)

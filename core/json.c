@@ -11,6 +11,31 @@
 #include "memz/sanitize.h"
 
 
+bool memz_json_depth_within(const char *buf, size_t len, unsigned max)
+{
+	unsigned depth = 0;
+	bool in_str = false;
+
+	for (size_t i = 0; i < len; i++) {
+		char c = buf[i];
+
+		if (in_str) {
+			if (c == '\\')
+				i++;
+			else if (c == '"')
+				in_str = false;
+		} else if (c == '"') {
+			in_str = true;
+		} else if (c == '[' || c == '{') {
+			if (++depth > max)
+				return false;
+		} else if ((c == ']' || c == '}') && depth) {
+			depth--;
+		}
+	}
+	return true;
+}
+
 /* Valid UTF-8 kept, anything else becomes U+FFFD, so the output always
  * parses whatever bytes a process put in its name. */
 int memz_json_string(yajl_gen g, const char *s, size_t len)

@@ -135,13 +135,14 @@ static bool read_cats(struct memz_leakparts *lp, const struct memz_proc *p,
 	}
 	lp->st.reads++;
 	t0 = thread_cpu();
-	rc = memz_inspect_read(&lp->ins, lp->proc_root, p->pid, lp->a, &what);
+	rc = memz_inspect_read_proc(&lp->ins, lp->proc_root, p->pid, p->start,
+				    lp->a, &what);
 	cost = thread_cpu() - t0;
 	lp->st.spent_s += cost;
 	if (lp->budget)
 		memz_budget_charge(lp->budget, cost, false);
 	memz_inspect_release(&lp->ins, lp->a);
-	if (rc || lp->ins.stat.start_time != p->start)
+	if (rc)
 		return false;
 	*out = lp->ins.cats;
 	return true;

@@ -23,7 +23,11 @@ static bool is_v1(const struct memz_oom *o)
 }
 
 struct walk {
+	const struct memz_cgroup_root *root;
+	unsigned reads;
 	struct memz_oom_watch found[MEMZ_OOM_MAX_SCOPES];
+	bool live[MEMZ_OOM_MAX_SCOPES];
+	uint64_t room[MEMZ_OOM_MAX_SCOPES];
 	size_t n;
 };
 
@@ -41,25 +45,50 @@ static void scope_id(char *out, size_t n, const char *path)
 	snprintf(out, n, "%s", tmp);
 }
 
-/* Keep the tightest limits: a cgroup with less room is nearer its OOM. */
+/* Does a (live, room) go before b? */
+static bool before(bool live_a, uint64_t room_a, bool live_b, uint64_t room_b)
+{
+	return live_a != live_b ? live_a : room_a < room_b;
+}
+
+/* Keep the cgroups with least room (limit - usage): they are nearest
+ * their OOM. Live ones first, those with a process and MEMZ_OOM_LIVE_MIN
+ * charged: whoever may make cgroups could make eight empty ones with a
+ * limit of a page, tighter than any real one, and push every real one out
+ * of the watch. An empty one is watched when there is room, since a
+ * service may be started in it. */
 static void consider(void *ctx, const char *path, uint64_t limit)
 {
 	struct walk *w = ctx;
+	char b[256];
+	uint64_t usage = 0, room;
+	bool populated = true, live;
 	size_t i;
 
 	if (limit == UINT64_MAX)
 		return;
+	w->reads += 2;
+	memz_cgroup_populated(w->root, path, b, sizeof b, &populated);
+	live = !memz_cgroup_usage(w->root, path, b, sizeof b, &usage) &&
+	       populated && usage >= MEMZ_OOM_LIVE_MIN;
+	room = limit > usage ? limit - usage : 0;
 	if (w->n == MEMZ_OOM_MAX_SCOPES) {
-		if (limit >= w->found[w->n - 1].limit)
+		if (!before(live, room, w->live[w->n - 1], w->room[w->n - 1]))
 			return;
 		w->n--;
 	}
-	for (i = w->n; i > 0 && w->found[i - 1].limit > limit; i--)
+	for (i = w->n;
+	     i > 0 && before(live, room, w->live[i - 1], w->room[i - 1]); i--) {
 		w->found[i] = w->found[i - 1];
+		w->live[i] = w->live[i - 1];
+		w->room[i] = w->room[i - 1];
+	}
 	memset(&w->found[i], 0, sizeof w->found[i]);
 	snprintf(w->found[i].path, sizeof w->found[i].path, "%s", path);
 	scope_id(w->found[i].id, sizeof w->found[i].id, path);
 	w->found[i].limit = limit;
+	w->live[i] = live;
+	w->room[i] = room;
 	w->n++;
 }
 
@@ -69,12 +98,14 @@ static void rescan(struct memz_oom *o, const char *sys_root)
 	struct walk w;
 
 	memset(&w, 0, sizeof w);
+	w.root = &o->root;
 	if (!memz_cgroup_find_root(sys_root, &o->root))
 		o->files_read += memz_cgroup_walk(&o->root, MEMZ_OOM_MAX_WALK,
 						  MEMZ_OOM_MAX_DEPTH,
 						  MEMZ_OOM_PATH_MAX, o->buf,
 						  sizeof o->buf, consider, &w);
-	for (size_t i = 0; i < w.n; i++)
+	o->files_read += w.reads;
+	for (size_t i = 0; i < w.n; i++) {
 		for (size_t j = 0; j < o->n_w; j++)
 			if (!strcmp(w.found[i].path, o->w[j].path)) {
 				uint64_t limit = w.found[i].limit;
@@ -83,6 +114,12 @@ static void rescan(struct memz_oom *o, const char *sys_root)
 				w.found[i].limit = limit;
 				break;
 			}
+		/* without swap accounting the kernel counts all swap */
+		if (memz_cgroup_swap_max(&o->root, w.found[i].path, o->buf,
+					 sizeof o->buf, &w.found[i].swap_max))
+			w.found[i].swap_max = UINT64_MAX;
+		o->files_read++;
+	}
 	memcpy(o->w, w.found, sizeof w.found);
 	o->n_w = w.n;
 }
@@ -94,22 +131,39 @@ void memz_oom_read_cgroups(struct memz_oom *o, const char *sys_root)
 		rescan(o, sys_root);
 	for (size_t i = 0; i < o->n_w; i++) {
 		struct memz_oom_watch *w = &o->w[i];
-		uint64_t k;
+		uint64_t k, ino, n;
 
 		w->ok = !memz_cgroup_usage(&o->root, w->path, o->buf,
 					   sizeof o->buf, &w->usage);
 		w->has_kills = !memz_cgroup_oom_kills(&o->root, w->path, o->buf,
-						      sizeof o->buf, &k);
+						      sizeof o->buf, &k, &ino);
 		o->files_read += 2;
 		if (!w->has_kills)
 			continue;
 		if (!w->primed) {
-			w->kills0 = w->kills = k;
-			w->primed = true;
-		} else if (k > w->kills) {
-			w->pending += (unsigned)(k - w->kills);
 			w->kills = k;
+			w->ino = ino;
+			w->primed = true;
+			continue;
 		}
+		/* A counter only rises: one that fell, or a new inode, is a
+		 * cgroup made again under the path (a restarted service), made
+		 * since the last read of the old one, so every kill it counts
+		 * is new. */
+		if (k < w->kills || (ino && w->ino && ino != w->ino))
+			n = k;
+		else
+			n = k - w->kills;
+		w->kills = k;
+		w->ino = ino;
+		w->counted += n;
+		/* every kill counted, but only so many named: a counter that
+		 * jumped by billions is not billions of records */
+		if (n > MEMZ_OOM_MAX_KILLS - w->pending) {
+			w->dropped += n - (MEMZ_OOM_MAX_KILLS - w->pending);
+			n = MEMZ_OOM_MAX_KILLS - w->pending;
+		}
+		w->pending += (unsigned)n;
 	}
 }
 
@@ -261,7 +315,7 @@ static void forecasts(struct memz_oom *o, const struct memz_oom_input *in)
 		sc->v1 = is_v1(o);
 		sc->limit = w->limit;
 		sc->has_kills = w->has_kills;
-		sc->kills = w->kills - w->kills0;
+		sc->kills = w->counted;
 		for (size_t j = 0; j < in->view->n_procs; j++) {
 			const struct memz_proc *p = in->view->procs[j];
 
@@ -339,8 +393,9 @@ static void add_candidate(struct memz_oom *o, const struct memz_proc *p,
 
 	memset(&c, 0, sizeof c);
 	c.pss = recent_peak(p);
-	c.badness = (double)c.pss + (double)p->mem.swap +
-		    p->oom_score_adj * total / 1000.0;
+	c.points = (double)c.pss + (double)p->mem.swap;
+	c.adj = p->oom_score_adj;
+	c.badness = c.points + c.adj * total / 1000.0;
 	if (o->n_cand == cap) {
 		if (c.badness <= o->cand[cap - 1].badness)
 			return;
@@ -418,39 +473,43 @@ static void record(struct memz_oom *o, double t, const char *scope,
 }
 
 /* Name up to *pending kills from the pool (only processes that were in
- * scope, when one is given); with give_up, those nothing fits are
- * recorded as unknown. */
+ * scope, when one is given), oom_score_adj scaled by total, what the
+ * scope may use; with give_up, those nothing fits are recorded as
+ * unknown. */
 static void name_kills(struct memz_oom *o, double t, const char *scope,
-		       unsigned *pending, bool give_up)
+		       double total, unsigned *pending, bool give_up)
 {
 	while (*pending) {
 		struct memz_oom_cand *best = NULL, *second = NULL;
+		double b1 = 0, b2 = 0;
 		unsigned fitted = 0;
 		int sure;
 
 		for (size_t i = 0; i < o->n_cand; i++) {
 			struct memz_oom_cand *c = &o->cand[i];
+			double b = c->points + c->adj * total / 1000.0;
 
 			if (c->used || (scope && (!c->has_memcg ||
 						 c->v1 != is_v1(o) ||
 						 !under(c->memcg, scope))))
 				continue;
 			fitted++;
-			if (!best || c->badness > best->badness) {
+			if (!best || b > b1) {
 				second = best;
+				b2 = b1;
 				best = c;
-			} else if (!second || c->badness > second->badness) {
+				b1 = b;
+			} else if (!second || b > b2) {
 				second = c;
+				b2 = b;
 			}
 		}
 		if (!best)
 			break;
-		if (fitted <= *pending || !second || !(best->badness > 0))
+		if (fitted <= *pending || !second || !(b1 > 0))
 			sure = 90;
 		else
-			sure = 50 + (int)lround(40.0 *
-						fmax(0, best->badness - second->badness) /
-						best->badness);
+			sure = 50 + (int)lround(40.0 * fmax(0, b1 - b2) / b1);
 		best->used = true;
 		record(o, t, scope ? scope : "", best, fitted, sure);
 		(*pending)--;
@@ -478,6 +537,41 @@ static unsigned claimed_below(const struct memz_oom *o, const char *s)
 			n++;
 	}
 	return n;
+}
+
+/* The kills the watched cgroups counted past what they may name: the
+ * machine counted them too, and is not to name them as its own. v2
+ * counts a kill in every ancestor, so only a watched cgroup with no
+ * watched ancestor says how many; v1 counts it in one cgroup. */
+static uint64_t dropped(struct memz_oom *o)
+{
+	uint64_t n = 0;
+
+	for (size_t i = 0; i < o->n_w; i++) {
+		bool top = true;
+
+		if (!o->w[i].dropped)
+			continue;
+		for (size_t j = 0; !is_v1(o) && top && j < o->n_w; j++)
+			if (j != i && strcmp(o->w[i].path, o->w[j].path) &&
+			    under(o->w[i].path, o->w[j].path))
+				top = false;
+		if (top)
+			n += o->w[i].dropped;
+		o->w[i].dropped = 0;
+	}
+	return n;
+}
+
+/* What a cgroup's OOM scales oom_score_adj by: its limit and the swap it
+ * may use (the kernel's mem_cgroup_get_max), not the machine's memory. */
+static double scope_total(const struct memz_oom_watch *w,
+			  const struct memz_meminfo *mem)
+{
+	uint64_t swap = w->swap_max < mem->swap_total ? w->swap_max
+						       : mem->swap_total;
+
+	return (double)w->limit + (double)swap;
 }
 
 static void kills(struct memz_oom *o, const struct memz_oom_input *in)
@@ -508,17 +602,17 @@ static void kills(struct memz_oom *o, const struct memz_oom_input *in)
 			w->wait = 0;
 			continue;
 		}
-		name_kills(o, in->t, w->path, &w->pending,
-			   w->wait >= KILL_WAIT);
+		name_kills(o, in->t, w->path, scope_total(w, in->mem),
+			   &w->pending, w->wait >= KILL_WAIT);
 		w->wait = w->pending ? w->wait + 1 : 0;
 	}
-	for (unsigned i = 0; i < o->view.new_kills; i++)
-		o->vm_named++;
+	o->vm_named += o->view.new_kills + dropped(o);
 
 	if (!in->vm->has_oom_kill)
 		return;
-	if (!o->vm_primed) {
+	if (!o->vm_primed || in->vm->oom_kill < o->vm_kills0) {
 		o->vm_kills0 = in->vm->oom_kill;
+		o->vm_named = 0;
 		o->vm_primed = true;
 		return;
 	}
@@ -527,13 +621,18 @@ static void kills(struct memz_oom *o, const struct memz_oom_input *in)
 		o->vm_wait = 0;
 		return;
 	}
+	/* as a cgroup's: all counted, a few named */
+	if (total - o->vm_named > MEMZ_OOM_MAX_KILLS)
+		o->vm_named = total - MEMZ_OOM_MAX_KILLS;
 	/* the machine waits a cycle first: a cgroup whose counter was read
 	 * a moment before vmstat may claim the kill next cycle */
 	if (o->vm_wait++ >= 1) {
 		unsigned pending = (unsigned)(total - o->vm_named);
 		unsigned before = o->view.new_kills;
 
-		name_kills(o, in->t, NULL, &pending, o->vm_wait > KILL_WAIT + 1);
+		name_kills(o, in->t, NULL,
+			   (double)(in->mem->mem_total + in->mem->swap_total),
+			   &pending, o->vm_wait > KILL_WAIT + 1);
 		o->vm_named += o->view.new_kills - before;
 		if (!pending)
 			o->vm_wait = 0;

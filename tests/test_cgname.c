@@ -1,10 +1,12 @@
 /*
  * cgroup names: every kind of name a path gives (units, containers of each
  * runtime, pods), look-alikes that are none, a long name cut on a UTF-8
- * boundary, and docker's config.v2.json names, Kubernetes' among them.
+ * boundary, and docker's config.v2.json names, Kubernetes' among them;
+ * a file nested too deep for yajl's recursion is refused.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "check.h"
@@ -107,9 +109,56 @@ static void docker_names(void)
 	CHECK_STR(n.name, "docker:k8s_short");
 }
 
+/* {"Name":"/web","x":[[...]]} with `arrays` arrays: the object makes one
+ * level more. */
+static char *nested(size_t arrays)
+{
+	static const char head[] = "{\"Name\":\"/web\",\"x\":";
+	size_t hl = sizeof head - 1;
+	char *b = malloc(hl + 2 * arrays + 2);
+
+	if (!b)
+		abort();
+	memcpy(b, head, hl);
+	memset(b + hl, '[', arrays);
+	memset(b + hl + arrays, ']', arrays);
+	memcpy(b + hl + 2 * arrays, "}", 2);
+	return b;
+}
+
+/* yajl_tree_free recurses once per level: 131,072 arrays in a 256 KiB
+ * file needed 4 MiB of stack and crashed the host's thread. Refused past
+ * 64 levels, before yajl sees it; brackets in a string are no level. */
+static void docker_deep(void)
+{
+	static const char str[] =
+		"{\"Name\":\"/w\\\"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+		"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\"}";
+	char name[128];
+	char *b;
+
+	b = nested(63);
+	CHECK_INT(memz_cgname_docker(b, strlen(b), name, sizeof name), 0);
+	CHECK_STR(name, "web");
+	free(b);
+	b = nested(64);
+	name[0] = '\0';
+	CHECK_INT(memz_cgname_docker(b, strlen(b), name, sizeof name),
+		  -EINVAL);
+	CHECK_STR(name, "");
+	free(b);
+	b = nested(131072);
+	CHECK_INT(memz_cgname_docker(b, strlen(b), name, sizeof name),
+		  -EINVAL);
+	free(b);
+	CHECK_INT(memz_cgname_docker(str, strlen(str), name, sizeof name), 0);
+	CHECK(!strncmp(name, "w\"[[[[", 6));
+}
+
 int main(void)
 {
 	names();
 	docker_names();
+	docker_deep();
 	return check_status();
 }

@@ -5,8 +5,12 @@
  * cache allocating nothing.
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "cgpaths.h"
@@ -91,7 +95,7 @@ static void hierarchy(const char *tree, int version, const char *rel)
 {
 	struct memz_cgroup_root r;
 	char sys[256], want[400], got[1024] = "", buf[256];
-	uint64_t v;
+	uint64_t v, id = 1;
 	unsigned n;
 
 	snprintf(sys, sizeof sys, "%s/%s/sys", MEMZ_FIXTURES, tree);
@@ -107,8 +111,9 @@ static void hierarchy(const char *tree, int version, const char *rel)
 	CHECK_U64(v, UINT64_MAX);
 	CHECK_INT(memz_cgroup_limit(&r, "/../x", buf, sizeof buf, &v), -EINVAL);
 	CHECK_INT(memz_cgroup_limit(&r, "x", buf, sizeof buf, &v), -EINVAL);
-	CHECK_INT(memz_cgroup_oom_kills(&r, paths[0], buf, sizeof buf, &v),
-		  -ENOENT);
+	CHECK_INT(memz_cgroup_oom_kills(&r, paths[0], buf, sizeof buf, &v,
+					&id), -ENOENT);
+	CHECK_U64(id, 0);
 
 	n = memz_cgroup_walk(&r, 100, 8, 192, buf, sizeof buf, gather, got);
 	CHECK_INT(n, 18); /* 6 cgroups and their 12 ancestors */
@@ -201,6 +206,37 @@ static void cache(void)
 	memz_cgroups_free(&cg);
 	CHECK(cg == NULL);
 	CHECK_INT(c.live, 0);
+}
+
+/* A FIFO where docker's file should be: opening it for a read would wait
+ * for a writer that never comes, stopping the sampler. The alarm turns such
+ * a hang into a failed test; the container keeps its short id. */
+static void fifo_config(void)
+{
+	struct memz_allocator a = { counting_realloc, &(struct counting){ 0 } };
+	char tmp[] = "/tmp/memz-cgroup-XXXXXX", sys[256], p[512];
+	struct memz_cgroups *cg;
+	const struct memz_cgroup *e = NULL;
+
+	CHECK(mkdtemp(tmp) != NULL);
+	snprintf(p, sizeof p, "%s/containers", tmp);
+	CHECK_INT(mkdir(p, 0755), 0);
+	snprintf(p, sizeof p, "%s/containers/%s", tmp, DOCKER_ID);
+	CHECK_INT(mkdir(p, 0755), 0);
+	snprintf(p, sizeof p, "%s/containers/%s/config.v2.json", tmp, DOCKER_ID);
+	CHECK_INT(mkfifo(p, 0644), 0);
+	snprintf(sys, sizeof sys, "%s/cgroup-v2/sys", MEMZ_FIXTURES);
+	CHECK_INT(memz_cgroups_new(&cg, sys, tmp, 10, &a), 0);
+	signal(SIGALRM, SIG_DFL);
+	alarm(10);
+	CHECK_INT(memz_cgroups_get(cg, paths[2], 100, &e), 0);
+	alarm(0);
+	CHECK(e != NULL);
+	if (e)
+		CHECK_STR(e->n.name, "docker:3f2a9c0b7d1e");
+	memz_cgroups_free(&cg);
+	snprintf(p, sizeof p, "rm -rf '%s'", tmp);
+	CHECK_INT(system(p), 0);
 }
 
 static double series(const struct memz_group *g, const char *name, bool *has)
@@ -321,6 +357,7 @@ int main(void)
 	mem_files("cgroup-v1", 1);
 	mem_files("cgroup-hybrid", 1);
 	cache();
+	fifo_config();
 	published("cgroup-v2");
 	published("cgroup-v1");
 	published("cgroup-hybrid");

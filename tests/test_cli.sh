@@ -412,6 +412,32 @@ grep -q "not a memz json snapshot" "$TMP/err" || fail "baseline truncated: $(cat
 echo '{"groups": [{"pss": 1}], "processes": []}' >"$TMP/bad.json"
 expect_rc 1 $MEMZ top --baseline "$TMP/bad.json" $ROOT
 grep -q 'groups\[0\] lacks name or pss' "$TMP/err" || fail "baseline without names: $(cat "$TMP/err")"
+# 500,000 nested arrays (1 MB) took 8 MiB of stack in yajl's recursive free
+# and crashed: refused, with the reason
+python3 -c 'print("{\"x\":" + "[" * 500000 + "]" * 500000 + "}")' >"$TMP/bad.json"
+expect_rc 1 $MEMZ top --baseline "$TMP/bad.json" $ROOT
+grep -q 'nested deeper than 64 levels' "$TMP/err" || fail "baseline nested: $(cat "$TMP/err")"
+python3 -c 'print("[" * 500000 + "]" * 500000)' >"$TMP/bad.json"
+expect_rc 1 $MEMZ top --baseline "$TMP/bad.json" $ROOT
+grep -q 'not a memz json snapshot' "$TMP/err" || fail "baseline nested array: $(cat "$TMP/err")"
+# a file larger than what memz writes for 50,000 processes is not read
+# (100 MB of numbers once took 3.7 GB and 300 s to parse into a tree)
+python3 -c '
+import sys
+sys.stdout.write("{\"x\":[" + "0," * (17 << 20) + "0]}")' >"$TMP/bad.json"
+expect_rc 1 $MEMZ top --baseline "$TMP/bad.json" $ROOT
+grep -q 'larger than 32 MiB' "$TMP/err" || fail "baseline cap: $(cat "$TMP/err")"
+# numbers are range-checked before they are cast
+for bad in 'groups[0] pss:{"groups": [{"name": "a", "pss": 1e300}], "processes": []}' \
+	'processes[0] pid:{"groups": [], "processes": [{"pid": 1e300, "start": 1, "pss": 1}]}' \
+	'processes[0] pid:{"groups": [], "processes": [{"pid": 2147483648, "start": 1, "pss": 1}]}' \
+	'processes[1] start:{"groups": [], "processes": [{"pid": 1, "start": 1, "pss": 1}, {"pid": 2, "start": 1e300, "pss": 1}]}' \
+	'groups[0] pss:{"groups": [{"name": "a", "pss": -1}], "processes": []}' \
+	'groups[0] pss:{"groups": [{"name": "a", "pss": 0.5}], "processes": []}'; do
+	echo "${bad#*:}" >"$TMP/bad.json"
+	expect_rc 1 $MEMZ top --baseline "$TMP/bad.json" $ROOT
+	grep -qF "${bad%%:*} out of range" "$TMP/err" || fail "baseline range ${bad#*:}: $(cat "$TMP/err")"
+done
 
 # --- GroupBy cgroup: units, containers and pods by name -----------------------
 CG=$top_srcdir/tests/fixtures/cgroup-v2

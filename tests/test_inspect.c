@@ -1,7 +1,8 @@
 /*
  * The one-process reader behind `memz inspect` and memz-inspect, on the cli
  * fixture: every file it promises, the mappings classified and summed, the
- * errors named, and its buffers reused.
+ * errors named, its buffers reused, and a reused pid told from the process
+ * the sampler saw.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -63,6 +64,39 @@ static void test_inspect_keep(void)
 	memz_inspect_release(&anon, a);
 }
 
+/* memz-inspect finds a pid in the last snapshot; by the read the pid may
+ * be another process's. Its start time tells, and nothing past its stat
+ * is read. */
+static void test_inspect_reused(void)
+{
+	const struct memz_allocator *a = memz_allocator_libc();
+	struct memz_inspect ins;
+	const char *what = NULL;
+
+	memz_inspect_init(&ins);
+	CHECK_INT(memz_inspect_read_proc(&ins, ROOT, 100, 500000, a, &what),
+		  0);
+	CHECK(what == NULL);
+	CHECK_INT(ins.n_maps, 12);
+	CHECK_INT(memz_inspect_read_proc(&ins, ROOT, 100, 499999, a, &what),
+		  -ESRCH);
+	CHECK_STR(what, "process");
+	CHECK_INT(ins.n_maps, 0);
+	CHECK_INT(ins.cats.total.count, 0);
+	CHECK(!ins.has_rollup);
+	CHECK_STR(ins.exe, "");
+	/* tree1's worker 201 (start 5200) is cron by tree1-reused */
+	CHECK_INT(memz_inspect_read_proc(&ins, MEMZ_FIXTURES "/tree1/proc", 201,
+					 5200, a, &what), 0);
+	CHECK_STR(ins.stat.comm, "worker");
+	CHECK_INT(memz_inspect_read_proc(&ins,
+					 MEMZ_FIXTURES "/tree1-reused/proc",
+					 201, 5200, a, &what), -ESRCH);
+	CHECK_INT(memz_inspect_read_proc(&ins, ROOT, 4242, 1, a, &what),
+		  -ENOENT);
+	memz_inspect_release(&ins, a);
+}
+
 int main(void)
 {
 	struct counting c = { 0 };
@@ -109,5 +143,6 @@ int main(void)
 	memz_inspect_release(&ins, &a);
 	CHECK_INT(c.live, 0);
 	test_inspect_keep();
+	test_inspect_reused();
 	return check_status();
 }

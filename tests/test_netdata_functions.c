@@ -39,6 +39,9 @@ static void world_init(struct world *w)
 	static const int pids[] = { 300, 200, 100, 301 };
 	static const int pgroup[] = { 0, 1, 2, 0 };
 	static const uint64_t ppss[] = { 30, 5, 1, 40 };
+	/* the cli fixture's start times: 301 has no directory there */
+	static const unsigned long long pstart[] = { 900000, 700000, 500000,
+						     0 };
 
 	memset(w, 0, sizeof *w);
 	for (int i = 0; i < 3; i++) {
@@ -62,6 +65,7 @@ static void world_init(struct world *w)
 		w->p[i].pid = pids[i];
 		w->p[i].name = pnames[i];
 		w->p[i].mem.pss = ppss[i] * MIB;
+		w->p[i].start = pstart[i];
 		w->p[i].group = &w->g[pgroup[i]];
 		w->pp[i] = &w->p[i];
 	}
@@ -339,6 +343,22 @@ static void test_inspect(void)
 	CHECK_INT(res(&o, "i-none")->status, 200);
 	t = parse(res(&o, "i-none"));
 	CHECK_INT(YAJL_GET_INTEGER(at(t, "process", "pid")), 301);
+	CHECK_STR(sv(at(t, "message", NULL)), "process 301 exited");
+	yajl_tree_free(t);
+	out_close(&o);
+
+	/* pid 300 since the snapshot is another process: said to have
+	 * exited, and none of the other's mappings shown */
+	w.p[0].start = 899999;
+	out_open(&o);
+	CHECK_INT(memz_nd_answer(o.f, "i-reused", "memz-inspect pid:300",
+				 &w.ctx), 0);
+	out_check(&o);
+	CHECK_INT(res(&o, "i-reused")->status, 200);
+	t = parse(res(&o, "i-reused"));
+	CHECK_INT(YAJL_GET_INTEGER(at(t, "process", "pid")), 300);
+	CHECK_STR(sv(at(t, "message", NULL)), "process 300 exited");
+	CHECK_INT(n_rows(t), 0);
 	yajl_tree_free(t);
 	out_close(&o);
 }
@@ -496,6 +516,7 @@ static void test_top_cgroup_parts(void)
 	snprintf(lp.name, sizeof lp.name, "leaky");
 	lp.is_group = true;
 	lp.pid = 200;
+	lp.start = 700000;
 	snprintf(lp.text, sizeof lp.text, "heap +12.0 MiB, other anonymous +3.5 MiB");
 	w.snap.leak_parts = &lp;
 	w.snap.n_leak_parts = 1;

@@ -2,6 +2,7 @@
  * cgroup v1 and v2 trees made under a temporary SysRoot. */
 #include <errno.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,6 +351,259 @@ static void kills_v2(void)
 	remove_root();
 }
 
+/* A file written beside and renamed over: a new inode, as a cgroup made
+ * again gives its files. */
+static void put_new_file(const char *rel, const char *text)
+{
+	char tmp[300], a[600], b[600];
+
+	snprintf(tmp, sizeof tmp, "%s.new", rel);
+	put_file(tmp, text);
+	snprintf(a, sizeof a, "%s/%s", root, tmp);
+	snprintf(b, sizeof b, "%s/%s", root, rel);
+	CHECK_INT(rename(a, b), 0);
+}
+
+/* A service restarted makes its cgroup again, whose counter starts from 0:
+ * its kills are named at once, not once the counter passes the old one's;
+ * a cgroup made again with a counter above the old one's (the inode tells)
+ * has every kill it counts new. */
+static void kills_restart(void)
+{
+	static struct memz_oom o;
+	struct world w;
+	struct memz_proc a, b, c, d;
+
+	make_root();
+	v2_tree();
+	put_file("fs/cgroup/app.slice/memory.events", "oom_kill 5\n");
+	world_init(&w);
+	memz_oom_init(&o);
+	cycle(&o, &w, 1);
+	cycle(&o, &w, 2);
+	put_new_file("fs/cgroup/app.slice/memory.events", "oom_kill 0\n");
+	cycle(&o, &w, 3);
+	CHECK_INT(o.view.n_kills, 0);
+	CHECK_U64(scope(&o, "/app.slice")->kills, 0);
+
+	proc(&a, 10, "leaker", "/app.slice/web.service", false, 90 * MiB, 0,
+	     false, 0);
+	w.gone[0] = &a;
+	w.view.n_gone = 1;
+	put_file("fs/cgroup/app.slice/memory.events", "oom_kill 1\n");
+	w.vm.oom_kill = 6;
+	cycle(&o, &w, 4);
+	CHECK_INT(o.view.new_kills, 1);
+	CHECK_STR(o.view.kill[0].name, "leaker");
+	CHECK_STR(o.view.kill[0].scope, "/app.slice");
+	CHECK_U64(scope(&o, "/app.slice")->kills, 1);
+
+	/* again, the new cgroup's counter already at 3 (above 1) */
+	proc(&b, 11, "b", "/app.slice", false, 30 * MiB, 0, false, 0);
+	proc(&c, 12, "c", "/app.slice", false, 20 * MiB, 0, false, 0);
+	proc(&d, 13, "d", "/app.slice", false, 10 * MiB, 0, false, 0);
+	w.gone[0] = &b;
+	w.gone[1] = &c;
+	w.gone[2] = &d;
+	w.view.n_gone = 3;
+	put_new_file("fs/cgroup/app.slice/memory.events", "oom_kill 3\n");
+	w.vm.oom_kill = 9;
+	cycle(&o, &w, 5);
+	CHECK_INT(o.view.new_kills, 3);
+	CHECK_U64(scope(&o, "/app.slice")->kills, 4);
+	w.view.n_gone = 0;
+	for (int i = 6; i < 10; i++) {
+		cycle(&o, &w, i);
+		CHECK_INT(o.view.new_kills, 0);
+	}
+	CHECK_INT(o.view.n_kills, 4);
+	CHECK_U64(o.view.scope[0].kills, 4);
+	remove_root();
+}
+
+/* A counter that jumps by 2^32 is 2^32 kills, not none (a 32-bit
+ * difference), and one that jumps by 3e9 counts 3e9 but names at most
+ * MEMZ_OOM_MAX_KILLS, without a record per kill (3e9 records took
+ * minutes); the machine, which counted the same kills, names none of
+ * them. The alarm turns such a loop into a failure. */
+static void kills_flood(uint64_t jump)
+{
+	static struct memz_oom o;
+	struct world w;
+	struct memz_proc a;
+	char ev[64];
+
+	make_root();
+	v2_tree();
+	world_init(&w);
+	memz_oom_init(&o);
+	cycle(&o, &w, 1);
+	proc(&a, 10, "leaker", "/app.slice/web.service", false, 90 * MiB, 0,
+	     false, 0);
+	w.gone[0] = &a;
+	w.view.n_gone = 1;
+	snprintf(ev, sizeof ev, "oom_kill %llu\n", (unsigned long long)jump);
+	put_file("fs/cgroup/app.slice/memory.events", ev);
+	w.vm.oom_kill = 5 + jump;
+	alarm(30);
+	cycle(&o, &w, 2);
+	CHECK_INT(o.view.new_kills, 1);
+	CHECK_STR(o.view.kill[0].name, "leaker");
+	CHECK_U64(scope(&o, "/app.slice")->kills, jump);
+	CHECK_U64(o.view.scope[0].kills, jump);
+	w.view.n_gone = 0;
+	for (int i = 3; i < 9; i++)
+		cycle(&o, &w, i);
+	CHECK_INT(o.view.n_kills, MEMZ_OOM_MAX_KILLS);
+	for (size_t i = 0; i < o.view.n_kills; i++)
+		CHECK_STR(o.view.kill[i].scope, "/app.slice");
+	CHECK_U64(scope(&o, "/app.slice")->kills, jump);
+
+	/* the machine's own counter likewise */
+	w.vm.oom_kill += jump;
+	for (int i = 9; i < 15; i++)
+		cycle(&o, &w, i);
+	alarm(0);
+	CHECK_U64(o.view.scope[0].kills, 2 * jump);
+	CHECK_INT(o.view.n_kills, MEMZ_OOM_MAX_KILLS);
+	CHECK_STR(o.view.kill[0].scope, "");
+	CHECK(!o.view.kill[0].known);
+	CHECK_STR(o.view.kill[MEMZ_OOM_MAX_KILLS - 1].scope, "");
+	cycle(&o, &w, 15);
+	CHECK_INT(o.view.new_kills, 0);
+	remove_root();
+}
+
+/* A cgroup's kill ranks by oom_score_adj thousandths of what the cgroup
+ * may use (its limit and the swap it may use), as the kernel's
+ * mem_cgroup_get_max, not of the machine's memory: with 100 MiB and no
+ * swap, 500 is 50 MiB and the 90 MiB process goes first; the machine's
+ * 1124 MiB made it 562 MiB and named the small one. */
+static void kills_scaled_one(int version, const char *swap, const char *want)
+{
+	static struct memz_oom o;
+	struct world w;
+	struct memz_proc big, small;
+	const char *cg = version == 1 ? "fs/cgroup/memory/box" : "fs/cgroup/app.slice";
+	const char *path = version == 1 ? "/box" : "/app.slice";
+	char f[128];
+
+	make_root();
+	if (version == 1) {
+		put_dir("fs/cgroup/memory");
+		put_dir("fs/cgroup/memory/box");
+		put_file("fs/cgroup/memory/box/memory.limit_in_bytes",
+			 "104857600\n");
+		put_file("fs/cgroup/memory/box/memory.usage_in_bytes", "1\n");
+		put_file("fs/cgroup/memory/box/memory.oom_control",
+			 "oom_kill 0\n");
+	} else {
+		v2_tree();
+	}
+	if (swap) {
+		snprintf(f, sizeof f, "%s/%s", cg,
+			 version == 1 ? "memory.memsw.limit_in_bytes"
+				      : "memory.swap.max");
+		put_file(f, swap);
+	}
+	world_init(&w);
+	memz_oom_init(&o);
+	cycle(&o, &w, 1);
+	proc(&big, 10, "big", path, version == 1, 90 * MiB, 0, false, 0);
+	proc(&small, 11, "small", path, version == 1, 20 * MiB, 0, false, 0);
+	small.oom_score_adj = 500;
+	w.gone[0] = &big;
+	w.gone[1] = &small;
+	w.view.n_gone = 2;
+	snprintf(f, sizeof f, "%s/%s", cg,
+		 version == 1 ? "memory.oom_control" : "memory.events");
+	put_file(f, "oom_kill 1\n");
+	w.vm.oom_kill = 6;
+	cycle(&o, &w, 2);
+	CHECK_INT(o.view.new_kills, 1);
+	CHECK_STR(o.view.kill[0].name, want);
+	CHECK_STR(o.view.kill[0].scope, path);
+	remove_root();
+}
+
+static void kills_scaled(void)
+{
+	/* 100 MiB and no swap: small 20 + 50 < big 90 */
+	kills_scaled_one(2, "0\n", "big");
+	kills_scaled_one(1, "104857600\n", "big");
+	/* swap up to the machine's 100 MiB: small 20 + 100 > 90 */
+	kills_scaled_one(2, "max\n", "small");
+	kills_scaled_one(2, NULL, "small");
+	kills_scaled_one(1, "314572800\n", "small");
+}
+
+static void limited(const char *name, const char *max, const char *current,
+		    const char *populated)
+{
+	char rel[200];
+
+	snprintf(rel, sizeof rel, "fs/cgroup/%s", name);
+	put_dir(rel);
+	snprintf(rel, sizeof rel, "fs/cgroup/%s/memory.max", name);
+	put_file(rel, max);
+	snprintf(rel, sizeof rel, "fs/cgroup/%s/memory.current", name);
+	put_file(rel, current);
+	if (populated) {
+		snprintf(rel, sizeof rel, "fs/cgroup/%s/cgroup.events", name);
+		put_file(rel, populated);
+	}
+}
+
+/* Eight empty cgroups limited to a page were tighter than any real one
+ * and pushed the real ones out of the watch: the live (populated, at
+ * least 1 MiB charged) go first, an empty or near-empty one only where
+ * there is room; among the live, least room first, so a large cgroup
+ * about full is watched before small ones with plenty left. */
+static void decoys(void)
+{
+	static struct memz_oom o;
+	struct world w;
+	char name[32];
+
+	make_root();
+	v2_tree();
+	for (int i = 0; i < 8; i++) {
+		snprintf(name, sizeof name, "decoy%d", i);
+		limited(name, "4096\n", i < 4 ? "0\n" : "4096\n",
+			i < 4 ? "populated 0\nfrozen 0\n"
+			      : "populated 1\nfrozen 0\n");
+	}
+	world_init(&w);
+	memz_oom_init(&o);
+	cycle(&o, &w, 1);
+	CHECK_INT(o.view.n_scopes, 1 + MEMZ_OOM_MAX_SCOPES);
+	CHECK_STR(o.view.scope[1].path, "/app.slice");
+	CHECK(scope(&o, "/app.slice") != NULL);
+	remove_root();
+
+	make_root();
+	v2_tree(); /* 100 MiB, 60 MiB used: 40 MiB of room */
+	limited("full", "10737418240\n", "10726932480\n",
+		"populated 1\nfrozen 0\n"); /* 10 MiB of room */
+	for (int i = 0; i < 8; i++) {
+		snprintf(name, sizeof name, "svc%d", i);
+		limited(name, "1073741824\n", "104857600\n",
+			"populated 1\nfrozen 0\n");
+	}
+	for (int i = 0; i < 8; i++) {
+		snprintf(name, sizeof name, "decoy%d", i);
+		limited(name, "4096\n", "0\n", "populated 0\nfrozen 0\n");
+	}
+	memz_oom_init(&o);
+	cycle(&o, &w, 1);
+	CHECK_INT(o.view.n_scopes, 1 + MEMZ_OOM_MAX_SCOPES);
+	CHECK_STR(o.view.scope[1].path, "/full");
+	CHECK_STR(o.view.scope[2].path, "/app.slice");
+	for (size_t i = 3; i < o.view.n_scopes; i++)
+		CHECK(!strncmp(o.view.scope[i].path, "/svc", 4));
+	remove_root();
+}
+
 /* v1: limit_in_bytes, usage_in_bytes, oom_control; the victim left a
  * cycle before its cgroup's counter rose. */
 static void kills_v1(void)
@@ -634,6 +888,11 @@ int main(void)
 	forecast_groups();
 	kills_v2();
 	kills_v1();
+	kills_restart();
+	kills_scaled();
+	decoys();
+	kills_flood(1ull << 32);
+	kills_flood(3000000000ull);
 	long_ids();
 	rewarn();
 	steady();

@@ -40,8 +40,8 @@
  *
  * A docker container's name comes from the runtime's own file,
  * DockerRoot/containers/<id>/config.v2.json ("Name"), which the cache reads
- * once, when the cgroup is first seen, and only if it is at most
- * MEMZ_CGNAME_CONFIG_MAX bytes (a larger file is skipped, not cut, and the
+ * once, when the cgroup is first seen, and only if it is a regular file
+ * (never waiting on a FIFO) of at most MEMZ_CGNAME_CONFIG_MAX bytes (a larger file is skipped, not cut, and the
  * short id stays); a name docker gave a Kubernetes container,
  * k8s_<container>_<pod>_<namespace>_..., gives the pod's namespace and
  * name. podman and containerd keep their names in databases memz does not

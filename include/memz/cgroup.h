@@ -98,6 +98,8 @@ enum memz_cgroup_file {
 	MEMZ_CGF_USAGE,  /* memory.current, memory.usage_in_bytes */
 	MEMZ_CGF_EVENTS, /* memory.events, memory.oom_control */
 	MEMZ_CGF_STAT,   /* memory.stat */
+	MEMZ_CGF_SWAP_MAX, /* memory.swap.max, memory.memsw.limit_in_bytes */
+	MEMZ_CGF_CGEVENTS, /* cgroup.events (v2 only) */
 };
 
 /* The file of path's cgroup in r (named as r's version names it) into
@@ -116,8 +118,19 @@ int memz_cgroup_limit(const struct memz_cgroup_root *r, const char *path,
 		      char *buf, size_t cap, uint64_t *limit);
 int memz_cgroup_usage(const struct memz_cgroup_root *r, const char *path,
 		      char *buf, size_t cap, uint64_t *usage);
+/* Whether path's cgroup or one below it has a process: v2's
+ * cgroup.events "populated". -ENOENT on v1, which has no such file. */
+int memz_cgroup_populated(const struct memz_cgroup_root *r, const char *path,
+			  char *buf, size_t cap, bool *populated);
+/* The swap path's cgroup may use: v2's memory.swap.max, v1's
+ * memory.memsw.limit_in_bytes less its memory limit; UINT64_MAX when
+ * unlimited. -ENOENT without swap accounting. */
+int memz_cgroup_swap_max(const struct memz_cgroup_root *r, const char *path,
+			 char *buf, size_t cap, uint64_t *swap);
+/* kills with id, the counter file's inode: a cgroup removed and made
+ * again under the same path has a new one, and a counter from 0. */
 int memz_cgroup_oom_kills(const struct memz_cgroup_root *r, const char *path,
-			  char *buf, size_t cap, uint64_t *kills);
+			  char *buf, size_t cap, uint64_t *kills, uint64_t *id);
 int memz_cgroup_inactive_file(const struct memz_cgroup_root *r,
 			      const char *path, char *buf, size_t cap,
 			      uint64_t *inactive);

@@ -65,6 +65,15 @@ void memz_inspect_init(struct memz_inspect *ins);
 int memz_inspect_read(struct memz_inspect *ins, const char *proc_root,
 		      int pid, const struct memz_allocator *a,
 		      const char **what);
+/*
+ * Read the process the sampler saw as pid, started at start (clock ticks
+ * since boot, procfs.h's start_time): -ESRCH, with *what "process", when
+ * pid's stat gives another start, since the pid is then another process's
+ * and nothing past its stat is read. Otherwise as memz_inspect_read().
+ */
+int memz_inspect_read_proc(struct memz_inspect *ins, const char *proc_root,
+			   int pid, unsigned long long start,
+			   const struct memz_allocator *a, const char **what);
 void memz_inspect_release(struct memz_inspect *ins,
 			  const struct memz_allocator *a);
 

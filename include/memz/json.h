@@ -41,6 +41,20 @@ void memz_json_kv_bool(yajl_gen g, const char *key, bool v);
  * 0: text that compares equal when the figure is equal. */
 void memz_json_kv_fixed(yajl_gen g, const char *key, double v, int decimals);
 
+/*
+ * Reading JSON. yajl_tree builds and frees a tree recursively, a few
+ * dozen bytes of stack per level: 256 KiB of '[' needs 4 MiB of stack to
+ * free, more than a collectd or netdata thread has. Every reader first
+ * refuses a text nested deeper than MEMZ_JSON_DEPTH_MAX; what memz writes
+ * nests 5 deep, docker's config.v2.json about 6.
+ */
+#define MEMZ_JSON_DEPTH_MAX 64
+
+/* Is buf[0, len) nested at most max arrays and objects deep (brackets
+ * inside strings, escaped quotes honoured, are not counted)? It says
+ * nothing of whether the text parses. */
+bool memz_json_depth_within(const char *buf, size_t len, unsigned max);
+
 /* One snapshot, or one report's view, as a line of JSON on f. */
 int memz_json_print(FILE *f, const struct memz_snapshot *s);
 int memz_json_print_report(FILE *f, const struct memz_report_view *v);

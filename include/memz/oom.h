@@ -27,8 +27,10 @@
  * rises, the victim is looked for among the processes that left in the
  * last three cycles (a victim may exit a cycle before or after the counter
  * is read) and, for a cgroup, were in it: the one the kernel would pick
- * first (PSS plus swap, moved by oom_score_adj as the kernel moves
- * oom_score), with its name, pid, PSS (the largest of its last samples:
+ * first (PSS plus swap, moved by oom_score_adj thousandths of what the
+ * kill's scope may use, as the kernel moves oom_score: MemTotal +
+ * SwapTotal for the machine, a cgroup's limit plus the swap it may use,
+ * mem_cgroup_get_max, for a cgroup's kill), with its name, pid, PSS (the largest of its last samples:
  * the OOM reaper frees a victim's memory before it exits) and whether it
  * was a leak suspect. `sure` says how sure: 90 when exactly as many
  * processes left as were killed, less as the best candidate stands less
@@ -36,7 +38,11 @@
  * with known = false ("unknown"). A kill a watched cgroup counted is
  * reported once, in the deepest such cgroup; the machine reports the
  * rest, a cycle later, so that a cgroup's counter read a moment after the
- * machine's can claim its kill first.
+ * machine's can claim its kill first. A counter that falls, or whose file
+ * has a new inode, is a cgroup made again under the path (a restarted
+ * service), whose kills are all new. Every kill is counted (kills), but at
+ * most MEMZ_OOM_MAX_KILLS wait to be named per scope: the rest are not
+ * named, by the cgroup or by the machine.
  *
  * A victim whose parent has not reaped it yet is a zombie: still in the
  * table, but with no memory (statm all zeros: RSS and swap 0). It counts
@@ -47,13 +53,17 @@
  * SysRoot (memz_cgroup_find_root: v1's memory controller when mounted,
  * else v2; cgroup.c reads every file) every
  * MEMZ_OOM_RESCAN_CYCLES cycles: at most MEMZ_OOM_MAX_SCOPES limited ones,
- * the tightest limits first. A process's memory cgroup is read once, when
+ * those with least room (limit - usage) first, and first of all those
+ * live (v2's cgroup.events populated, and MEMZ_OOM_LIVE_MIN charged), so
+ * empty cgroups with tiny limits, which anyone allowed to make cgroups may
+ * make, cannot push the real ones out. A process's memory cgroup is read once, when
  * it is first seen (a process moved later keeps its first one).
  *
  * Cost per cycle: 2 reads per watched cgroup (usage, kill counter), a
- * third (memory.stat) for one that grows, the limit once per rescan; the
- * rescan reads one limit file per cgroup directory (at most
- * MEMZ_OOM_MAX_WALK). Nothing is allocated: the state is fixed-size and
+ * third (memory.stat) for one that grows, the limit and swap limit once
+ * per rescan; the rescan reads one limit file per cgroup directory (at
+ * most MEMZ_OOM_MAX_WALK), and the usage and cgroup.events of each limited
+ * one. Nothing is allocated: the state is fixed-size and
  * the names of victims are copied into it; a scope's id is made once, when
  * its cgroup is found (README, "The OOM kill named", has the figures).
  */
@@ -79,6 +89,7 @@
 #define MEMZ_OOM_RESCAN_CYCLES 32
 #define MEMZ_OOM_MAX_WALK 1024 /* cgroup directories one rescan visits */
 #define MEMZ_OOM_MAX_DEPTH 8
+#define MEMZ_OOM_LIVE_MIN (1u << 20) /* a watched cgroup's usage, at least */
 #define MEMZ_OOM_WARN_LEVELS 16
 #define MEMZ_OOM_REWARN_MIN_S 5.0 /* no halving warned below this */
 
@@ -151,16 +162,23 @@ struct memz_oom_cand {
 	int pid, leak_confidence;
 	unsigned age; /* cycles since it left */
 	uint64_t pss;
-	double badness;
+	double points; /* PSS + swap, what the kernel's oom_badness counts */
+	int adj;       /* oom_score_adj */
+	double badness; /* scaled by the machine's memory: the pool's order */
 };
 
 struct memz_oom_watch {
 	char path[MEMZ_OOM_PATH_MAX];
 	char id[MEMZ_OOM_ID_MAX]; /* made once: the scope's id */
 	uint64_t limit;
-	uint64_t kills0, kills; /* counter at the first read, and now */
+	uint64_t swap_max; /* the swap it may use; UINT64_MAX: no limit */
+	uint64_t kills;   /* the counter at the last read */
+	uint64_t ino;     /* its file's inode (0: unknown): the cgroup's */
+	uint64_t counted; /* kills counted since it was first read */
+	uint64_t dropped; /* kills this cycle past MEMZ_OOM_MAX_KILLS pending */
 	uint64_t usage;
-	unsigned pending, wait; /* kills not yet named, cycles waited */
+	/* kills not yet named (at most MEMZ_OOM_MAX_KILLS), cycles waited */
+	unsigned pending, wait;
 	bool has_kills, primed, ok;
 	unsigned warn_level;
 	double growth; /* smoothed, B/s */

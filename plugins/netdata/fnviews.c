@@ -482,9 +482,11 @@ static void inspect(yajl_gen g, const struct memz_proc *p,
 		 p ? p->pid : 0, label);
 	memz_inspect_init(&ins);
 	/* the pid is one the sampler found, so the read stays in
-	 * ProcRoot/PID/; privilege is in effect for that read alone */
+	 * ProcRoot/PID/, and of the process found: the pid may be another's
+	 * since; privilege is in effect for that read alone */
 	if (p && !(rc = memz_priv_raise(ctx->held)))
-		rc = memz_inspect_read(&ins, ctx->proc_root, p->pid, a, &what);
+		rc = memz_inspect_read_proc(&ins, ctx->proc_root, p->pid,
+					    p->start, a, &what);
 	/* lowering to a subset of what is held cannot fail but by a bug;
 	 * going on with privilege in effect would be worse than stopping */
 	if (p && memz_priv_lower(ctx->held))
@@ -497,8 +499,13 @@ static void inspect(yajl_gen g, const struct memz_proc *p,
 		process_facts(g, p, ctx);
 	if (p && rc) {
 		char why[160];
-		snprintf(why, sizeof why, "cannot read %s of %d: %s",
-			 what ? what : "smaps", p->pid, strerror(-rc));
+
+		if (rc == -ESRCH || (rc == -ENOENT && what &&
+				     !strcmp(what, "process")))
+			snprintf(why, sizeof why, "process %d exited", p->pid);
+		else
+			snprintf(why, sizeof why, "cannot read %s of %d: %s",
+				 what ? what : "smaps", p->pid, strerror(-rc));
 		memz_json_kv_str(g, "message", why);
 	}
 	memz_nd_table_columns(g, inspect_cols, N_INSPECT, NULL);
