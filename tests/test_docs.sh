@@ -42,69 +42,83 @@ done < "$tmp/defaults"
 memz="$top_builddir/memz"
 man="$top_srcdir/debian/memz.1"
 "$memz" --help > "$tmp/help" || { echo "memz --help failed"; exit 1; }
-for cmd in $(sed -n '/^commands:/,/^$/p' "$tmp/help" | awk 'NR > 1 && NF { print $1 }'); do
+cmds=$(sed -n '/^commands:/,/^$/p' "$tmp/help" | awk 'NR > 1 && NF { print $1 }')
+[ -n "$cmds" ] || { echo "memz --help lists no commands"; fail=1; }
+# plain text: no font changes, "\-" a hyphen
+sed 's/\\f[BIRP]//g; s/\\-/-/g' "$man" > "$tmp/man"
+
+# entries NAME: each .TP entry of the man page's ".SS NAME", one a line: its
+# tag, a tab, its text
+entries() {
+	awk -v ss=".SS $1" '
+		function flush() { if (tag != "") print tag "\t" body; tag = ""; body = "" }
+		$0 == ss { in_s = 1; next }
+		in_s && /^\.S[SH] / { flush(); in_s = 0 }
+		!in_s { next }
+		/^\.TP$/ { flush(); want = 1; next }
+		want { tag = $0; want = 0; next }
+		tag != "" { body = body " " $0 }
+		END { flush() }' "$tmp/man"
+}
+
+# options FILE: each long option a --help lists (on an option line, or as
+# "[--x" in its usage), a space, and its numeric "(default N" if it has one
+options() {
+	awk '
+		/^ +-/ {
+			d = ""
+			if (match($0, /\(default [0-9]+/))
+				d = substr($0, RSTART + 9, RLENGTH - 9)
+			s = $0
+			while (match(s, /--[a-z][a-z-]*/)) {
+				o = substr(s, RSTART, RLENGTH)
+				if (!(o in def) || d != "") def[o] = d
+				s = substr(s, RSTART + RLENGTH)
+			}
+		}
+		{
+			s = $0
+			while (match(s, /\[--[a-z][a-z-]*/)) {
+				o = substr(s, RSTART + 1, RLENGTH - 1)
+				if (!(o in def)) def[o] = ""
+				s = substr(s, RSTART + RLENGTH)
+			}
+		}
+		END { for (o in def) print o, def[o] }' "$1"
+}
+
+check_man() { # check_man NAME HELP-FILE
+	if ! grep -qx "\.SS $1" "$tmp/man"; then
+		echo "debian/memz.1: no OPTIONS subsection \".SS $1\""; fail=1; return
+	fi
+	entries "$1" > "$tmp/entries"
+	options "$2" > "$tmp/options"
+	while read -r opt def; do
+		# entries whose tag names opt itself, not a longer option
+		awk -F '\t' -v o="$opt" '{
+			t = $1
+			while ((i = index(t, o))) {
+				if (substr(t, i + length(o), 1) !~ /[a-z-]/) { print; next }
+				t = substr(t, i + length(o))
+			}
+		}' "$tmp/entries" > "$tmp/tagged"
+		if [ ! -s "$tmp/tagged" ]; then
+			echo "debian/memz.1: $1: $opt is in --help, not in the man page"; fail=1
+		elif [ -n "$def" ] && ! grep -Eq "default $def([^0-9]|\$)" "$tmp/tagged"; then
+			echo "debian/memz.1: $1: $opt defaults to $def in --help, not in the man page"; fail=1
+		fi
+	done < "$tmp/options"
+}
+
+check_man memz "$tmp/help"
+for cmd in $cmds; do
 	"$memz" "$cmd" --help > "$tmp/help.$cmd" || { echo "memz $cmd --help failed"; fail=1; }
+	check_man "memz $cmd" "$tmp/help.$cmd"
 done
-python3 - "$man" "$tmp" "$("$memz" --version)" <<'PY' || fail=1
-import os, re, sys
-man_path, tmp, version = sys.argv[1:]
-src = open(man_path).read()
-text = re.sub(r'\\f[BIRP]', '', src).replace('\\-', '-')
-bad = []
-
-def section(name):
-    m = re.search(r'^\.SS ' + re.escape(name) + r'\n(.*?)(?=^\.S[SH] )', text,
-                  re.S | re.M)
-    return m.group(1) if m else None
-
-def entries(sec):
-    """(tag, body) of each .TP entry."""
-    out = []
-    for block in re.split(r'^\.TP\n', sec, flags=re.M)[1:]:
-        tag, _, body = block.partition('\n')
-        out.append((tag, body))
-    return out
-
-def options(help_text):
-    opts = {}
-    for line in help_text.splitlines():
-        if re.match(r' +-', line):
-            for o in re.findall(r'--[a-z][a-z-]*', line):
-                m = re.search(r'\(default (\d+)', line)
-                opts.setdefault(o, m.group(1) if m else None)
-        for o in re.findall(r'\[(--[a-z][a-z-]*)', line):
-            opts.setdefault(o, None)
-    return opts
-
-cmds = sorted(f[5:] for f in os.listdir(tmp) if f.startswith('help.'))
-helps = {'': open(os.path.join(tmp, 'help')).read()}
-helps.update({c: open(os.path.join(tmp, 'help.' + c)).read() for c in cmds})
-if not cmds:
-    bad.append('memz --help lists no commands')
-for cmd, h in helps.items():
-    name = ('memz ' + cmd).strip()
-    sec = section(name)
-    if sec is None:
-        bad.append('no OPTIONS subsection ".SS %s"' % name)
-        continue
-    ents = entries(sec)
-    for opt, default in options(h).items():
-        tagged = [b for t, b in ents if re.search(re.escape(opt) + r'\b', t)]
-        if not tagged:
-            bad.append('%s: %s is in --help, not in the man page' % (name, opt))
-        elif default and not any(re.search(r'default %s\b' % default, b)
-                                 for b in tagged):
-            bad.append('%s: %s defaults to %s in --help, not in the man page'
-                       % (name, opt, default))
-for s in ('OPTIONS', 'EXIT STATUS', 'FILES'):
-    if not re.search(r'^\.SH "?%s"?$' % s, src, re.M):
-        bad.append('no %s section' % s)
-th = re.search(r'^\.TH .*"(memz [^"]*)"', src, re.M)
-if not th or th.group(1) != version:
-    bad.append('.TH says %s, memz --version %s'
-               % (th and th.group(1), version))
-for b in bad:
-    print('debian/memz.1: ' + b)
-sys.exit(1 if bad else 0)
-PY
+for sec in OPTIONS 'EXIT STATUS' FILES; do
+	grep -Eq "^\.SH \"?$sec\"?\$" "$man" || { echo "debian/memz.1: no $sec section"; fail=1; }
+done
+th=$(sed -n 's/^\.TH .*"\(memz [^"]*\)".*/\1/p' "$man")
+[ "$th" = "$("$memz" --version)" ] ||
+	{ echo "debian/memz.1: .TH says \"$th\", memz --version \"$("$memz" --version)\""; fail=1; }
 exit $fail
