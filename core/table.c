@@ -7,6 +7,7 @@
 
 #include "memz/intern.h"
 #include "memz/table.h"
+#include "memz/users.h"
 #include "table_int.h"
 
 struct memz_table {
@@ -47,6 +48,7 @@ struct memz_table {
 	size_t n_events, cap_events;
 	struct memz_proc **gone; /* retired this cycle, for the OOM kill's victim */
 	size_t n_gone, cap_gone;
+	struct memz_users users; /* GroupBy user: uid to name */
 };
 
 #define SLAB 32
@@ -159,6 +161,7 @@ void memz_table_free(struct memz_table **tp)
 	memz_free(t->a, &t->groups);
 	memz_free(t->a, &t->events);
 	memz_free(t->a, &t->gone);
+	memz_users_free(&t->users, t->a);
 	memz_realloc(t->a, t, 0);
 	*tp = NULL;
 }
@@ -521,6 +524,11 @@ static const char *group_key(const struct memz_table *t,
 			k = p->cgroup;
 		break;
 	case MEMZ_GROUP_USER:
+		k = memz_users_name(&t->users, p->uid);
+		if (k) {
+			*klen = strlen(k);
+			return k;
+		}
 		*klen = (size_t)snprintf(buf, len, "%u", (unsigned)p->uid);
 		return buf;
 	default:
@@ -664,6 +672,9 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 		g->pss = g->uss = g->rss = g->swap = g->anon = 0;
 		mz_ge(g)->owned = 0;
 	}
+	/* a file that cannot be read names no one: uids as numbers */
+	if (t->s.group_by == MEMZ_GROUP_USER)
+		(void)memz_users_refresh(&t->users, t->s.passwd_file, t->a);
 	for (size_t i = 0; i < v->n_procs; i++) {
 		struct memz_proc *p = t->procs[i];
 		char buf[16];

@@ -21,6 +21,7 @@ libmemz_la_SOURCES += \
 	core/dethist_int.h core/dethist.c \
 	include/memz/pace.h core/pace.c \
 	include/memz/budget.h core/budget.c \
+	include/memz/users.h core/users.c \
 	include/memz/table.h core/table.c core/table_int.h \
 	include/memz/oom.h core/oom.c \
 	include/memz/breakdown.h core/breakdown.c \
@@ -42,6 +43,13 @@ tests_test_settings_SOURCES = tests/test_settings.c tests/check.h
 tests_test_settings_LDADD = libmemz.la
 tests_test_sanitize_SOURCES = tests/test_sanitize.c tests/check.h
 tests_test_sanitize_LDADD = libmemz.la
+
+UNIT_TESTS += tests/test_users
+check_PROGRAMS += tests/test_users
+tests_test_users_SOURCES = tests/test_users.c tests/check.h \
+	tests/counting_alloc.h tests/sampler_util.h
+tests_test_users_CPPFLAGS = $(CORE_FIXTURES_CPPFLAGS)
+tests_test_users_LDADD = libmemz.la
 
 UNIT_TESTS += tests/test_table
 check_PROGRAMS += tests/test_table

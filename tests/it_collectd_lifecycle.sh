@@ -1,8 +1,10 @@
 #!/bin/sh
 # memz behaves like a stock plugin over its life: an init failure unloads
-# memz alone (the daemon and its other plugins go on), and a daemon run
-# under valgrind shows no error and no block memz allocated still held at
-# exit (shutdown frees everything).
+# memz alone (the daemon and its other plugins go on), no read takes longer
+# than the interval memz registered it with, not even the first on a host of
+# 6000 processes (collectd would warn and advise changing Interval or
+# ReadThreads), and a daemon run under valgrind shows no error and no block
+# memz allocated still held at exit (shutdown frees everything).
 . "$top_srcdir/tests/collectd/lib.sh"
 cd_init lifecycle
 
@@ -33,7 +35,37 @@ cd_poll 10 eval '! cd_alive "$CD_PID"' || cd_fail "collectd did not stop"
 wait "$CD_PID"
 echo "init failure: memz unloaded, collectd and its socket ran on until SIGTERM"
 
-# 2. valgrind: memz samples and dispatches a few times, then shutdown.
+# 2. 6000 processes: the first sample reads each one exactly, about a second.
+PROCS="$top_builddir/tests/bench/procs"
+[ -x "$PROCS" ] || cd_fail "$PROCS not built"
+"$PROCS" -n 6000 -k 64 >"$D/procs.out" &
+PP=$!
+cd_track "$PP"
+cd_poll 120 grep -qs ready "$D/procs.out" || cd_fail "6000 processes not started in 120 s"
+R="$D/reads"
+CD_MEMZ=""
+cd_conf "$R" "memzrd$$"
+cd_start "$R"
+cd_wait_ready "$R"
+dispatches() {
+	[ "$(cat "$R"/csv/*/memz/memory-free-* 2>/dev/null | grep -vc '^epoch')" -ge "$1" ]
+}
+# the first read, and the few after it, which sample again
+cd_poll 60 dispatches 5 || cd_fail "fewer than 5 dispatches in 60 s with 6000 processes"
+grep -F 'first sample:' "$R/collectd.log" | head -n 1
+if grep -F 'read interval' "$R/collectd.log" | grep -F memz >&2; then
+	cd_fail "a read of memz took longer than its interval"
+fi
+first=$(sed -n 's/.*memz plugin: first sample: .* in \([0-9.]*\) s$/\1/p' "$R/collectd.log")
+[ -n "$first" ] || cd_fail "memz did not say what its first sample took"
+cd_num_cmp "$first" ">" 0.5 ||
+	echo "note: the first sample took $first s, under the 0.5 s tick; this host shows no slow first read"
+kill -TERM "$CD_PID" "$PP"
+cd_poll 30 eval '! cd_alive "$CD_PID" && ! cd_alive "$PP"' || cd_fail "collectd or procs did not stop"
+wait "$CD_PID" "$PP"
+echo "6000 processes: no read above its interval"
+
+# 3. valgrind: memz samples and dispatches a few times, then shutdown.
 command -v valgrind >/dev/null || cd_skip "no valgrind (init failure part passed)"
 V="$D/vg"
 CD_MEMZ='  Pace "fast"

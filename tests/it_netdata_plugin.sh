@@ -156,6 +156,19 @@ free=$(grep -m1 '^SET free = ' "$T/h.out" | sed 's/.*= //')
 NETDATA_HOST_PREFIX="$T/nowhere" timeout 5 "$PLUGIN" 1 < /dev/null > "$T/h2.out" 2>/dev/null
 [ "$(cat "$T/h2.out")" = DISABLE ] || nd_fail "missing host prefix tree: expected DISABLE"
 echo "host prefix: free = $free"
+# and the host's users: GroupBy user names tree1's uids 0 and 1000 from the
+# passwd file under the prefix (netdata's container mounts it there)
+mkdir -p "$T/host/etc" "$T/hostcfg"
+ln -s "$top_srcdir/tests/fixtures/tree1/proc" "$T/host/proc"
+ln -s "$top_srcdir/tests/fixtures/tree1/sys" "$T/host/sys"
+cp "$top_srcdir/tests/fixtures/users/passwd" "$T/host/etc/passwd"
+echo 'GroupBy = user' > "$T/hostcfg/memz.conf"
+NETDATA_USER_CONFIG_DIR="$T/hostcfg" NETDATA_HOST_PREFIX="$T/host" \
+	timeout 1.5 "$PLUGIN" 1 < /dev/null > "$T/hu.out" 2>/dev/null
+users=$(awk '/^BEGIN memz.group_pss/ { on = 1; next } /^END/ { if (on) exit }
+	on && /^SET/ { printf "%s ", $2 }' "$T/hu.out")
+[ "$users" = "alice root " ] || nd_fail "host prefix GroupBy user: groups '$users', expected 'alice root '"
+echo "host prefix: users named $users"
 
 # 4. SIGTERM ends it quickly with status 0, even while netdata keeps stdin
 # open and silent

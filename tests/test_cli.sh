@@ -43,6 +43,12 @@ for expr in sys.argv[2:]:
 EOF
 }
 
+# --- version ------------------------------------------------------------------
+expect_rc 0 $MEMZ --version
+[ "$(cat "$TMP/out")" = "memz $(sed -n 's/^AC_INIT(\[memz\], \[\([^]]*\)\].*/\1/p' "$top_srcdir/configure.ac")" ] ||
+	fail "memz --version: '$(cat "$TMP/out")'"
+[ ! -s "$TMP/err" ] || fail "memz --version wrote to stderr: $(cat "$TMP/err")"
+
 # --- top: exact tables ------------------------------------------------------
 expect_rc 0 $MEMZ top $ROOT
 cat >"$TMP/want" <<'EOF'
@@ -528,6 +534,18 @@ if [ "$(id -u)" = 0 ] && command -v setpriv > /dev/null && id nobody > /dev/null
 	expect_rc 0 $MEMZ top --watch 0.2 --count 2
 	! grep -q 'processes of other users' "$TMP/err" ||
 		fail "memz top as root: $(cat "$TMP/err")"
+
+	# inspect of a root process: not a bare "Permission denied" but whose
+	# it is, what this user lacks and how to run it
+	sleep 60 &
+	rpid=$!
+	expect_rc 1 setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		$MEMZ inspect "$rpid"
+	grep -q "Permission denied: process $rpid is uid 0's, and uid $(id -u nobody) lacks cap_dac_read_search,cap_sys_ptrace.*Run it as root (sudo memz inspect $rpid) or with those capabilities" "$TMP/err" ||
+		fail "memz inspect as nobody does not say what is missing: $(cat "$TMP/err")"
+	[ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "memz inspect as nobody: $(cat "$TMP/err")"
+	kill "$rpid"
+	wait "$rpid" 2>/dev/null
 fi
 
 [ $fails -eq 0 ] || { echo "$fails failure(s)" >&2; exit 1; }

@@ -48,6 +48,7 @@ struct memz_settings {
 
 	/* what to report */
 	enum memz_group_by group_by;
+	char passwd_file[MEMZ_PATH_MAX]; /* GroupBy user: uid to name */
 	int top_groups;
 	struct memz_strlist process;       /* exact group names, always reported */
 	struct memz_strlist process_match; /* POSIX extended regexes, likewise */

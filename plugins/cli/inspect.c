@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <yajl/yajl_gen.h>
 
@@ -22,6 +24,7 @@
 #include "memz/json.h"
 #include "memz/sampler.h"
 #include "memz/inspect.h"
+#include "memz/privilege.h"
 
 enum map_sort { MSORT_RSS, MSORT_SIZE, MSORT_PSS, MSORT_ADDRESS };
 static const char *const msort_names[] = { "rss", "size", "pss", "address",
@@ -446,6 +449,36 @@ static int watch(const struct inspect_opts *o, const struct memz_settings *set,
 	return rc ? 1 : 0;
 }
 
+/* A bare "Permission denied" leaves an operator guessing; say whose the
+ * process is, which capabilities this memz lacks, and how to get them. */
+static void tell_denied(const char *proc_root, int pid, const char *what,
+			int rc)
+{
+	char dir[4096], missing[64] = "";
+	struct memz_caps c;
+	struct stat st;
+
+	fprintf(stderr, "memz inspect: cannot read %s/%d/%s: %s", proc_root,
+		pid, what ? what : "?", strerror(-rc));
+	if (!memz_caps_get(&c))
+		memz_priv_missing(c.effective, missing, sizeof missing);
+	if (!missing[0]) {
+		fputc('\n', stderr);
+		return;
+	}
+	snprintf(dir, sizeof dir, "%s/%d", proc_root, pid);
+	if (!stat(dir, &st) && st.st_uid != getuid())
+		fprintf(stderr, ": process %d is uid %u's, and", pid,
+			(unsigned)st.st_uid);
+	else
+		fprintf(stderr, ":");
+	fprintf(stderr, " uid %u lacks %s, which reading another user's "
+		"(or a protected) process takes. Run it as root (sudo memz "
+		"inspect %d) or with those capabilities in effect, as the "
+		"netdata plugin memz.plugin is installed\n",
+		(unsigned)getuid(), missing, pid);
+}
+
 static int parse_args(int argc, char **argv, struct inspect_opts *o,
 		      struct memz_settings *set)
 {
@@ -566,6 +599,9 @@ int cli_inspect(int argc, char **argv)
 		fprintf(stderr, "memz inspect: process %d is gone (no %s/%d%s%s)\n",
 			o.pid, set.proc_root, o.pid, what && strcmp(what, "process") ? "/" : "",
 			what && strcmp(what, "process") ? what : "");
+		rc = 1;
+	} else if (rc == -EACCES || rc == -EPERM) {
+		tell_denied(set.proc_root, o.pid, what, rc);
 		rc = 1;
 	} else if (rc) {
 		fprintf(stderr, "memz inspect: cannot read %s/%d/%s: %s\n",

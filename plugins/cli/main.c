@@ -20,7 +20,10 @@ static void usage(FILE *f)
 	fprintf(f, "usage: memz COMMAND [OPTIONS]\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].what);
-	fprintf(f, "\n'memz COMMAND --help' describes each command.\n");
+	fprintf(f, "\noptions:\n"
+		   "  -h, --help     this text\n"
+		   "  -V, --version  print the version and exit\n"
+		   "\n'memz COMMAND --help' describes each command.\n");
 }
 
 int cli_apply_set(struct memz_settings *s, const char *assignment)
@@ -53,6 +56,10 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    !strcmp(argv[1], "help")) {
 		usage(stdout);
+		return 0;
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "-V")) {
+		printf("memz %s\n", PACKAGE_VERSION);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)

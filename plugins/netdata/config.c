@@ -100,5 +100,9 @@ int memz_nd_config_host_prefix(struct memz_settings *s, const char *prefix,
 	snprintf(path, sizeof path, "%s%s", prefix, s->sys_root);
 	if (memz_settings_set(s, "SysRoot", path, err, errlen))
 		return -EINVAL;
+	/* netdata's container mounts the host's /etc/passwd there too */
+	snprintf(path, sizeof path, "%s%s", prefix, s->passwd_file);
+	if (memz_settings_set(s, "PasswdFile", path, err, errlen))
+		return -EINVAL;
 	return 0;
 }
