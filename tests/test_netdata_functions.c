@@ -324,6 +324,21 @@ static void test_inspect(void)
 	CHECK_INT(YAJL_GET_INTEGER(at(t, "process", "pid")), 301);
 	yajl_tree_free(t);
 	out_close(&o);
+
+	/* above ExactMaxRss (300's VmRSS is 208 kB) no smaps is read: no
+	 * rows, and the message says why */
+	w.ctx.exact_max_rss = 200 * 1024;
+	out_open(&o);
+	CHECK_INT(memz_nd_answer(o.f, "i-big", "memz-inspect pid:300", &w.ctx), 0);
+	out_check(&o);
+	CHECK_INT(res(&o, "i-big")->status, 200);
+	t = parse(res(&o, "i-big"));
+	CHECK_INT(YAJL_GET_INTEGER(at(t, "process", "pid")), 300);
+	CHECK_INT(n_rows(t), 0);
+	CHECK(sv(at(t, "message", NULL)) &&
+	      strstr(sv(at(t, "message", NULL)), "above ExactMaxRss") != NULL);
+	yajl_tree_free(t);
+	out_close(&o);
 }
 
 static void test_errors(void)
@@ -901,7 +916,7 @@ static void test_paths(void)
 	memz_snapshot_init(&snap);
 	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
 	CHECK_INT(memz_sampler_run(s, 10.0, &snap), 0);
-	ctx = (struct memz_nd_fctx){ &snap, set.proc_root, 1, 0, NULL };
+	ctx = (struct memz_nd_fctx){ &snap, set.proc_root, 1, 0, NULL, 0 };
 	for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
 		char *out = NULL;
 		size_t len = 0;

@@ -470,6 +470,7 @@ static void inspect(yajl_gen g, const struct memz_proc *p,
 		 "Memory of process %d (%s) by mapping kind, from its smaps",
 		 p ? p->pid : 0, label);
 	memz_inspect_init(&ins);
+	ins.max_rss = ctx->exact_max_rss;
 	/* the pid is one the sampler found, so the read stays in
 	 * ProcRoot/PID/; privilege is in effect for that read alone */
 	if (p && !(rc = memz_priv_raise(ctx->held)))
@@ -488,11 +489,19 @@ static void inspect(yajl_gen g, const struct memz_proc *p,
 		snprintf(why, sizeof why, "cannot read %s of %d: %s",
 			 what ? what : "smaps", p->pid, strerror(-rc));
 		memz_json_kv_str(g, "message", why);
+	} else if (p && ins.too_big) {
+		char why[256];
+		snprintf(why, sizeof why,
+			 "smaps of %d not read: resident %.0f MiB, above ExactMaxRss (%.0f MiB); "
+			 "the kernel would hold its mmap lock for the whole walk (about 17 ms per GiB) and stall it",
+			 p->pid, (double)ins.status.vm_rss / 1048576.0,
+			 ctx->exact_max_rss / 1048576.0);
+		memz_json_kv_str(g, "message", why);
 	}
 	memz_nd_table_columns(g, inspect_cols, N_INSPECT, NULL);
 	memz_json_str(g, "data");
 	yajl_gen_array_open(g);
-	if (p && !rc) {
+	if (p && !rc && !ins.too_big) {
 		for (int c = 0; c < MEMZ_CAT_COUNT; c++)
 			if (ins.cats.cat[c].count)
 				cat_row(g, memz_mapcat_name((enum memz_mapcat)c),

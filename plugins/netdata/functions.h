@@ -97,6 +97,9 @@ struct memz_nd_fctx {
 	int update_every;
 	uint64_t held;
 	const struct memz_leakparts_kept *parts;
+	/* ExactMaxRss: memz-inspect reads no smaps of a process resident
+	 * above it (0: no bound) */
+	double exact_max_rss;
 };
 
 /* Allocates the queue once. 0 or -ENOMEM. */
