@@ -16,6 +16,7 @@
 #include <yajl/yajl_tree.h>
 
 #include "check.h"
+#include "memz/budget.h"
 #include "sampler_util.h"
 #include "memz/cgroup.h"
 #include "netdata/ndcheck.h"
@@ -339,6 +340,45 @@ static void test_inspect(void)
 	      strstr(sv(at(t, "message", NULL)), "above ExactMaxRss") != NULL);
 	yajl_tree_free(t);
 	out_close(&o);
+
+	/* the sampler's CpuBudget: overdrawn, smaps waits and the message
+	 * says so; with room, it is read and what it took is charged */
+	{
+		struct memz_budget b;
+		double room;
+
+		w.ctx.exact_max_rss = 0;
+		memz_budget_init(&b, 1);
+		memz_budget_refill(&b, 100);
+		memz_budget_charge(&b, 1, false);
+		w.ctx.budget = &b;
+		out_open(&o);
+		CHECK_INT(memz_nd_answer(o.f, "i-spent", "memz-inspect pid:300", &w.ctx), 0);
+		out_check(&o);
+		t = parse(res(&o, "i-spent"));
+		CHECK_INT(res(&o, "i-spent")->status, 200);
+		CHECK_INT(n_rows(t), 0);
+		CHECK(sv(at(t, "message", NULL)) &&
+		      strstr(sv(at(t, "message", NULL)), "CpuBudget") != NULL);
+		yajl_tree_free(t);
+		out_close(&o);
+
+		memz_budget_init(&b, 1);
+		memz_budget_refill(&b, 100);
+		memz_budget_refill(&b, 130); /* a full bucket: 0.2 s */
+		room = memz_budget_room(&b);
+		CHECK(room > 0.1);
+		out_open(&o);
+		CHECK_INT(memz_nd_answer(o.f, "i-room", "memz-inspect pid:300", &w.ctx), 0);
+		out_check(&o);
+		t = parse(res(&o, "i-room"));
+		CHECK(n_rows(t) >= 3);
+		CHECK(at(t, "message", NULL) == NULL);
+		yajl_tree_free(t);
+		out_close(&o);
+		CHECK(memz_budget_room(&b) < room);
+		w.ctx.budget = NULL;
+	}
 }
 
 static void test_errors(void)
@@ -916,7 +956,7 @@ static void test_paths(void)
 	memz_snapshot_init(&snap);
 	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
 	CHECK_INT(memz_sampler_run(s, 10.0, &snap), 0);
-	ctx = (struct memz_nd_fctx){ &snap, set.proc_root, 1, 0, NULL, 0 };
+	ctx = (struct memz_nd_fctx){ &snap, set.proc_root, 1, 0, NULL, 0, NULL };
 	for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
 		char *out = NULL;
 		size_t len = 0;

@@ -1,8 +1,10 @@
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "memz/cgroup.h"
 #include "memz/inspect.h"
@@ -452,6 +454,29 @@ static void process_facts(yajl_gen g, const struct memz_proc *p,
 	yajl_gen_map_close(g);
 }
 
+static double thread_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Room in the sampler's budget for reading p's smaps, estimated as the
+ * sampler does (the kernel's walk, about 17 ms per GiB resident; a read
+ * dearer than the bucket holds waits for a full one). */
+static bool inspect_affordable(const struct memz_nd_fctx *ctx,
+			       const struct memz_proc *p)
+{
+	double est = 20e-6 + (double)p->mem.rss * (17e-3 / 1073741824.0);
+
+	if (!ctx->budget)
+		return true;
+	if (est > ctx->budget->cap)
+		est = ctx->budget->cap;
+	return memz_budget_room(ctx->budget) >= est;
+}
+
 /* The smaps taxonomy the CLI's inspect shows, from the core, so both name
  * the same bytes the same way. Read on request only: smaps is costly. */
 static void inspect(yajl_gen g, const struct memz_proc *p,
@@ -464,6 +489,8 @@ static void inspect(yajl_gen g, const struct memz_proc *p,
 	char help[256], label[96];
 	const char *pn = p && p->name ? p->name : "";
 	int rc = -ENOENT;
+	bool afford = !p || inspect_affordable(ctx, p);
+	double c0 = thread_cpu();
 
 	memz_sanitize_label(pn, strlen(pn), label, sizeof label);
 	snprintf(help, sizeof help,
@@ -473,18 +500,23 @@ static void inspect(yajl_gen g, const struct memz_proc *p,
 	ins.max_rss = ctx->exact_max_rss;
 	/* the pid is one the sampler found, so the read stays in
 	 * ProcRoot/PID/; privilege is in effect for that read alone */
-	if (p && !(rc = memz_priv_raise(ctx->held)))
+	if (p && afford && !(rc = memz_priv_raise(ctx->held)))
 		rc = memz_inspect_read(&ins, ctx->proc_root, p->pid, a, &what);
 	/* lowering to a subset of what is held cannot fail but by a bug;
 	 * going on with privilege in effect would be worse than stopping */
-	if (p && memz_priv_lower(ctx->held))
+	if (p && afford && memz_priv_lower(ctx->held))
 		abort();
+	if (p && afford && ctx->budget)
+		memz_budget_charge(ctx->budget, thread_cpu() - c0, false);
 	memz_nd_table_head(g, 200, ctx->update_every, p ? help :
 	     "Memory of one process by mapping kind, from its smaps");
 	required_pid(g, choices, n_choices);
 	if (p)
 		process_facts(g, p, ctx);
-	if (p && rc) {
+	if (p && !afford) {
+		memz_json_kv_str(g, "message",
+				 "smaps not read now: memz's CPU budget (CpuBudget) has no room for it; ask again in a few seconds");
+	} else if (p && rc) {
 		char why[160];
 		snprintf(why, sizeof why, "cannot read %s of %d: %s",
 			 what ? what : "smaps", p->pid, strerror(-rc));
@@ -501,7 +533,7 @@ static void inspect(yajl_gen g, const struct memz_proc *p,
 	memz_nd_table_columns(g, inspect_cols, N_INSPECT, NULL);
 	memz_json_str(g, "data");
 	yajl_gen_array_open(g);
-	if (p && !rc && !ins.too_big) {
+	if (p && afford && !rc && !ins.too_big) {
 		for (int c = 0; c < MEMZ_CAT_COUNT; c++)
 			if (ins.cats.cat[c].count)
 				cat_row(g, memz_mapcat_name((enum memz_mapcat)c),

@@ -100,6 +100,10 @@ struct memz_nd_fctx {
 	/* ExactMaxRss: memz-inspect reads no smaps of a process resident
 	 * above it (0: no bound) */
 	double exact_max_rss;
+	/* the sampler's CpuBudget: memz-inspect reads smaps only when it has
+	 * room for the read's estimated cost, and charges what it took
+	 * (NULL: unbounded) */
+	struct memz_budget *budget;
 };
 
 /* Allocates the queue once. 0 or -ENOMEM. */

@@ -328,7 +328,8 @@ static int run(struct plugin *p, const sigset_t *block,
 			p->have_snap ? &p->snap : NULL,
 			memz_sampler_settings(p->sampler)->proc_root,
 			p->update_every, p->held, &p->parts,
-			memz_sampler_settings(p->sampler)->exact_max_rss
+			memz_sampler_settings(p->sampler)->exact_max_rss,
+			memz_sampler_budget(p->sampler)
 		};
 		if (memz_nd_pending(&p->in)) {
 			if (memz_nd_serve(&p->in, stdout, &fctx, memz_now(),
