@@ -362,6 +362,18 @@ static void test_inspect(void)
 		      strstr(sv(at(t, "message", NULL)), "CpuBudget") != NULL);
 		yajl_tree_free(t);
 		out_close(&o);
+		/* one too big to read is told so, whatever the budget holds */
+		w.p[0].mem.rss = 208 * 1024;
+		w.ctx.exact_max_rss = 200 * 1024;
+		out_open(&o);
+		CHECK_INT(memz_nd_answer(o.f, "i-spent-big", "memz-inspect pid:300", &w.ctx), 0);
+		out_check(&o);
+		t = parse(res(&o, "i-spent-big"));
+		CHECK(sv(at(t, "message", NULL)) &&
+		      strstr(sv(at(t, "message", NULL)), "above ExactMaxRss") != NULL);
+		yajl_tree_free(t);
+		out_close(&o);
+		w.ctx.exact_max_rss = 0;
 
 		memz_budget_init(&b, 1);
 		memz_budget_refill(&b, 100);

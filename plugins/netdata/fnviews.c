@@ -470,7 +470,9 @@ static bool inspect_affordable(const struct memz_nd_fctx *ctx,
 {
 	double est = 20e-6 + (double)p->mem.rss * (17e-3 / 1073741824.0);
 
-	if (!ctx->budget)
+	/* above ExactMaxRss only status is read: no walk to pay for */
+	if (!ctx->budget || (ctx->exact_max_rss > 0 &&
+			     (double)p->mem.rss > ctx->exact_max_rss))
 		return true;
 	if (est > ctx->budget->cap)
 		est = ctx->budget->cap;
