@@ -191,11 +191,6 @@ const struct memz_settings *memz_sampler_settings(const struct memz_sampler *s)
 	return &s->s;
 }
 
-struct memz_budget *memz_sampler_budget(struct memz_sampler *s)
-{
-	return &s->budget;
-}
-
 const struct memz_allocator *memz_sampler_allocator(const struct memz_sampler *s)
 {
 	return s->a;

@@ -17,6 +17,7 @@
 
 #include "check.h"
 #include "memz/budget.h"
+#include "memz/sampler.h"
 #include "sampler_util.h"
 #include "memz/cgroup.h"
 #include "netdata/ndcheck.h"
@@ -341,15 +342,16 @@ static void test_inspect(void)
 	yajl_tree_free(t);
 	out_close(&o);
 
-	/* the sampler's CpuBudget: overdrawn, smaps waits and the message
-	 * says so; with room, it is read and what it took is charged */
+	/* memz-inspect's CpuBudget (on memz_now()'s clock): overdrawn, smaps
+	 * waits and the message says so; with room, it is read and what it
+	 * took is charged */
 	{
 		struct memz_budget b;
-		double room;
+		double room, now = memz_now();
 
 		w.ctx.exact_max_rss = 0;
 		memz_budget_init(&b, 1);
-		memz_budget_refill(&b, 100);
+		memz_budget_refill(&b, now);
 		memz_budget_charge(&b, 1, false);
 		w.ctx.budget = &b;
 		out_open(&o);
@@ -376,8 +378,8 @@ static void test_inspect(void)
 		w.ctx.exact_max_rss = 0;
 
 		memz_budget_init(&b, 1);
-		memz_budget_refill(&b, 100);
-		memz_budget_refill(&b, 130); /* a full bucket: 0.2 s */
+		memz_budget_refill(&b, now - 30);
+		memz_budget_refill(&b, now); /* a full bucket: 0.2 s */
 		room = memz_budget_room(&b);
 		CHECK(room > 0.1);
 		out_open(&o);

@@ -136,10 +136,6 @@ int memz_sampler_run(struct memz_sampler *s, double now,
 		     struct memz_snapshot *snap);
 
 const struct memz_settings *memz_sampler_settings(const struct memz_sampler *s);
-/* The CpuBudget its exact reads and leak parts spend: a host's on-request
- * smaps read (memz-inspect) charges it too, so the reads it stands for
- * wait instead of coming on top. */
-struct memz_budget *memz_sampler_budget(struct memz_sampler *s);
 const struct memz_allocator *memz_sampler_allocator(const struct memz_sampler *s);
 
 /* Seconds on CLOCK_MONOTONIC, for callers that drive the sampler live. */

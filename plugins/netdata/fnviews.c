@@ -11,6 +11,7 @@
 #include "memz/json.h"
 #include "memz/privilege.h"
 #include "memz/report.h"
+#include "memz/sampler.h"
 #include "memz/sanitize.h"
 #include "memz/smapscat.h"
 #include "fnviews.h"
@@ -462,7 +463,7 @@ static double thread_cpu(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* Room in the sampler's budget for reading p's smaps, estimated as the
+/* Room in memz-inspect's budget for reading p's smaps, estimated as the
  * sampler does (the kernel's walk, about 17 ms per GiB resident; a read
  * dearer than the bucket holds waits for a full one). */
 static bool inspect_affordable(const struct memz_nd_fctx *ctx,
@@ -474,6 +475,7 @@ static bool inspect_affordable(const struct memz_nd_fctx *ctx,
 	if (!ctx->budget || (ctx->exact_max_rss > 0 &&
 			     (double)p->mem.rss > ctx->exact_max_rss))
 		return true;
+	memz_budget_refill(ctx->budget, memz_now());
 	if (est > ctx->budget->cap)
 		est = ctx->budget->cap;
 	return memz_budget_room(ctx->budget) >= est;
@@ -517,7 +519,7 @@ static void inspect(yajl_gen g, const struct memz_proc *p,
 		process_facts(g, p, ctx);
 	if (p && !afford) {
 		memz_json_kv_str(g, "message",
-				 "smaps not read now: memz's CPU budget (CpuBudget) has no room for it; ask again in a few seconds");
+				 "smaps not read now: memz-inspect has spent its CPU budget (CpuBudget); ask again in a few seconds");
 	} else if (p && rc) {
 		char why[160];
 		snprintf(why, sizeof why, "cannot read %s of %d: %s",

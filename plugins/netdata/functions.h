@@ -100,9 +100,9 @@ struct memz_nd_fctx {
 	/* ExactMaxRss: memz-inspect reads no smaps of a process resident
 	 * above it (0: no bound) */
 	double exact_max_rss;
-	/* the sampler's CpuBudget: memz-inspect reads smaps only when it has
-	 * room for the read's estimated cost, and charges what it took
-	 * (NULL: unbounded) */
+	/* memz-inspect's CpuBudget (its own, at the sampler's rate): smaps
+	 * is read only when it has room for the read's estimated cost, and
+	 * what it took is charged (NULL: unbounded) */
 	struct memz_budget *budget;
 };
 
