@@ -166,6 +166,12 @@ static int read_pid(struct memz_inspect *ins, int rootfd, int dirfd,
 		return rc;
 	n = readlinkat(dirfd, "exe", ins->exe, sizeof ins->exe - 1);
 	ins->exe[n > 0 ? n : 0] = '\0';
+	if (ins->max_rss > 0 && (double)ins->status.vm_rss > ins->max_rss) {
+		ins->too_big = true;
+		read_system_times(rootfd, ins);
+		*what = NULL;
+		return 0;
+	}
 	*what = "smaps_rollup";
 	rc = read_small(dirfd, "smaps_rollup", buf, sizeof buf, &len);
 	if (!rc && !(rc = memz_parse_rollup(buf, len, &ins->rollup)))
@@ -195,6 +201,7 @@ static int inspect_read(struct memz_inspect *ins, const char *proc_root,
 	ins->n_maps = 0;
 	memset(&ins->selected, 0, sizeof ins->selected);
 	ins->has_rollup = false;
+	ins->too_big = false;
 	ins->exe[0] = '\0';
 	ins->uptime_s = 0;
 	ins->boot_time = 0;

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "memz/pagemap.h"
@@ -17,6 +18,8 @@ void memz_pagemap_begin(struct memz_pagemap_walk *w, int maps_fd,
 	w->skip_line = false;
 	w->maps_eof = false;
 	w->why = NULL;
+	w->gap_ns = 0;
+	w->pauses = 0;
 	w->pos = w->have = 0;
 }
 
@@ -193,9 +196,20 @@ static int still_there(struct memz_pagemap_walk *w)
 	return pread_retry(w->pagemap_fd, &e, sizeof e, 0) < 0 ? -errno : 1;
 }
 
+/* Let a writer that waits for the lock have it (see pagemap.h). */
+static void pause_for_writers(struct memz_pagemap_walk *w)
+{
+	struct timespec ts = { w->gap_ns / 1000000000L, w->gap_ns % 1000000000L };
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+	w->pauses++;
+}
+
 int memz_pagemap_step(struct memz_pagemap_walk *w, uint64_t allowance)
 {
 	uint64_t spent = 0;
+	bool read_one = false;
 
 	while (spent < allowance) {
 		uint64_t n, left;
@@ -226,6 +240,9 @@ int memz_pagemap_step(struct memz_pagemap_walk *w, uint64_t allowance)
 			n = left;
 		if (n > MEMZ_PAGEMAP_CHUNK)
 			n = MEMZ_PAGEMAP_CHUNK;
+		if (read_one && w->gap_ns > 0)
+			pause_for_writers(w);
+		read_one = true;
 		r = pread_retry(w->pagemap_fd, w->ent, (size_t)n * sizeof *w->ent,
 				(off_t)(w->next / w->page_size * sizeof *w->ent));
 		if (r < 0)

@@ -95,7 +95,7 @@ tests_bench_procs_SOURCES = tests/bench/procs.c
 tests_bench_stall_SOURCES = tests/bench/stall.c
 tests_bench_reader_SOURCES = tests/bench/reader.c tests/bench/naive.h
 tests_bench_reader_LDADD = libmemz.la
-dist_noinst_SCRIPTS += scripts/bench.sh
+dist_noinst_SCRIPTS += scripts/bench.sh scripts/stall-trace.sh
 
 bench: tests/bench_sampler$(EXEEXT) tests/bench/procs$(EXEEXT) \
 	  tests/bench/reader$(EXEEXT) tests/bench/stall$(EXEEXT) all

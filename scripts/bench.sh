@@ -27,7 +27,12 @@
 # BENCH_BIG_MIB (4096), BENCH_CYCLES (20, for bench_sampler), BENCH_FORKS
 # (10), BENCH_SCALE (8000; 0 skips the phase), BENCH_SCALE_KIB (512),
 # BENCH_SCALE_WARM (60 s before each scale window),
-# BENCH_STALL_MIB (8192; 0 skips the phase), BENCH_STALL_S (150).
+# BENCH_STALL_MIB (8192; 0 skips the phase), BENCH_STALL_S (150),
+# BENCH_STALL_FILE_MIB (0: the stall process's memory is its own; else that
+# much shared memory mapped over and over, for a process larger than RAM),
+# BENCH_BUILD_S (120; 0 skips the build phase: memz.plugin against
+# apps.plugin while memz itself is built in a loop with make -j2, the goal
+# memz.plugin <= 0.5x apps.plugin; BENCH_PHASES=build runs it alone).
 # BENCH_QUICK=1 changes the defaults to short windows (10 s, stall 20 s of
 # 2 GiB, scale 2,000) to try the whole bench in a few minutes; its figures
 # are not the README's. The table is also written as markdown to BENCH_MD
@@ -50,6 +55,7 @@ FORKS=${BENCH_FORKS:-10}
 SCALE=${BENCH_SCALE:-8000}
 STALL_MIB=${BENCH_STALL_MIB:-8192}
 STALL_S=${BENCH_STALL_S:-150}
+BUILD_S=${BENCH_BUILD_S:-120}
 SCALE_KIB=${BENCH_SCALE_KIB:-512}
 SCALE_WARM=${BENCH_SCALE_WARM:-60}
 MD=${BENCH_MD:-bench.md}
@@ -155,6 +161,11 @@ md_table() {
 		done
 		printf '(alone: nothing reading it; memz: memz.plugin running; naive: smaps_rollup read whole every second; the worst alone is the shared machine'"'"'s own).\n'
 	fi
+	if [ -f "$R/build" ]; then
+		awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+			printf "\nBuild host, memz built in a loop with make -j2 (%s builds in %s s): memz.plugin %.2f ms/s, apps.plugin %.2f ms/s (%.3fx apps).\n",
+				v["builds"], v["seconds"], v["memz.plugin"], v["apps.plugin"], v["ratio"] }' "$R/build"
+	fi
 	if [ -f "$R/rss" ]; then
 		awk -v n="$N" '{ for (i = 1; i <= NF; i++) if ($i ~ /^memz\.plugin=[0-9]+kB$/) {
 			v = $i; sub(/^memz\.plugin=/, "", v); sub(/kB$/, "", v)
@@ -188,6 +199,54 @@ hour_phase() {
 		rm -f "$D/more.out"
 	done
 }
+
+# ---- build: memz.plugin against apps.plugin beside a parallel build ----
+# A build host's processes are compilers that start, grow and exit within
+# seconds; both plugins start with the build and are measured after a
+# warm-up, in the same window. The build is memz itself, configured out of
+# tree from the source directory, built and cleaned in a loop in a session
+# of its own, so that every compiler it left is stopped with it.
+build_phase() {
+	src=${top_srcdir:-$B/..}
+	[ -x "$B/memz.plugin" ] && [ -x "$APPS" ] && [ -x "$src/configure" ] ||
+		{ say "bench: build phase needs memz.plugin, $APPS and a configured source: skipped"; return 0; }
+	mkdir -p "$D/build"
+	(cd "$D/build" && "$src/configure" -q >/dev/null 2>&1) ||
+		{ say "bench: build phase: configure failed: skipped"; return 0; }
+	say "bench: build, make -j2 of memz in a loop for $BUILD_S s: memz.plugin against apps.plugin"
+	mkfifo "$D/stdin6" "$D/stdin7"
+	exec 6<>"$D/stdin6" 7<>"$D/stdin7"
+	setsid sh -c 'cd "$1" && while :; do make -j2 >/dev/null 2>&1; make clean >/dev/null 2>&1; echo built >>loops; done' \
+		sh "$D/build" </dev/null &
+	bl=$!
+	"$B/memz.plugin" 1 <&6 >/dev/null 2>"$D/build.memz.err" &
+	bm=$!
+	"$APPS" 1 <&7 >/dev/null 2>"$D/build.apps.err" &
+	ba=$!
+	PIDS="$PIDS $bm $ba"
+	sleep 10 # both past their first cycles, the build under way
+	m0=$(cpu_ns "$bm"); a0=$(cpu_ns "$ba"); t0=$(date +%s.%N)
+	sleep "$BUILD_S"
+	m1=$(cpu_ns "$bm"); a1=$(cpu_ns "$ba"); t1=$(date +%s.%N)
+	kill -- -"$bl" 2>/dev/null
+	wait "$bl" 2>/dev/null
+	kill "$bm" "$ba"
+	wait "$bm" "$ba" 2>/dev/null
+	exec 6>&- 7>&-
+	if [ -z "$m1" ] || [ -z "$a1" ]; then
+		say "bench: build phase: a plugin exited early; see $D"
+		return 0
+	fi
+	awk -v m0="$m0" -v m1="$m1" -v a0="$a0" -v a1="$a1" -v dt="$(echo "$t1 - $t0" | bc)" \
+		-v loops="$(wc -l <"$D/build/loops" 2>/dev/null || echo 0)" 'BEGIN {
+		m = (m1 - m0) / 1e6 / dt; a = (a1 - a0) / 1e6 / dt
+		printf "memz.plugin=%.3f apps.plugin=%.3f ratio=%.3f builds=%d seconds=%.0f\n", m, a, (a > 0 ? m / a : 0), loops, dt }' >"$R/build"
+	printf '\nbuild: make -j2 of memz in a loop, CPU ms per s (goal memz.plugin <= 0.5x apps.plugin)\n%s\n' "$(cat "$R/build")"
+}
+if [ "${BENCH_PHASES:-all}" = build ]; then
+	build_phase
+	exit 0
+fi
 
 # ---- the processes ----
 say "bench: $N processes of $MIB MiB"
@@ -457,7 +516,8 @@ fi
 
 # ---- stall: worst mmap+munmap latency inside a big process ----
 stall_run() { # LABEL [READER...]: the stall process, then the reader
-	"$B/tests/bench/stall" -m "$STALL_MIB" -t "$STALL_S" >"$D/stall.$1" &
+	"$B/tests/bench/stall" -m "$STALL_MIB" -t "$STALL_S" \
+		${BENCH_STALL_FILE_MIB:+-f "$BENCH_STALL_FILE_MIB"} >"$D/stall.$1" &
 	sp=$!
 	PIDS="$PIDS $sp"
 	wait_line "$D/stall.$1" ready 300 || { say "bench: stall not ready"; return 1; }
@@ -486,6 +546,10 @@ if [ "$STALL_MIB" -gt 0 ]; then
 		tail -n 1 "$D/stall.$l" >"$R/stall.$l"
 	done
 fi
+cleanup
+D=$(mktemp -d /tmp/memz-bench.XXXXXX)
+PIDS=""
+[ "$BUILD_S" -gt 0 ] && build_phase
 cleanup
 
 # ---- the README's table, from this run ----

@@ -209,6 +209,13 @@ grep -q 'process 999 is gone' "$TMP/err" || fail "vanished pid message: $(cat "$
 expect_rc 1 $MEMZ inspect 100 --set "ProcRoot=$FIX/nonexistent"
 grep -q 'nonexistent' "$TMP/err" || fail "missing proc root not named"
 
+# above ExactMaxRss (VmRSS 54952 kB) smaps is not read: exit 1 saying why,
+# nothing on stdout; ExactMaxRss 0 reads it
+expect_rc 1 $MEMZ inspect 100 --set ExactMaxRss=50000000 $ROOT
+grep -q 'above ExactMaxRss' "$TMP/err" || fail "too big not said: $(cat "$TMP/err")"
+[ -s "$TMP/out" ] && fail "too big printed to stdout"
+expect_rc 0 $MEMZ inspect 100 --set ExactMaxRss=0 $ROOT
+
 # --- usage errors: exit 2 ----------------------------------------------------
 for pid in "" "-1" "0" "12x" " 12" "+12" "2147483648" "99999999999999999999" "1.5" "0x10"; do
 	expect_rc 2 $MEMZ inspect "$pid" $ROOT

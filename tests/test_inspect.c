@@ -97,6 +97,36 @@ static void test_inspect_reused(void)
 	memz_inspect_release(&ins, a);
 }
 
+/* Above max_rss neither smaps file is read (each would hold a big
+ * process's mmap lock for its whole page-table walk); status still is. */
+static void test_inspect_too_big(void)
+{
+	const struct memz_allocator *a = memz_allocator_libc();
+	struct memz_inspect ins;
+	const char *what = "unset";
+
+	memz_inspect_init(&ins);
+	/* VmRSS 54952 kB: a bound just under it */
+	ins.max_rss = 54951.0 * 1024;
+	CHECK_INT(memz_inspect_read(&ins, ROOT, 100, a, &what), 0);
+	CHECK(what == NULL);
+	CHECK(ins.too_big);
+	CHECK(!ins.has_rollup);
+	CHECK_INT(ins.n_maps, 0);
+	CHECK_INT(ins.cats.total.count, 0);
+	CHECK_U64(ins.status.vm_rss, 54952ull * 1024);
+	CHECK_STR(ins.exe, "/opt/app/bin/app");
+	CHECK(ins.uptime_s == 10000.0);
+
+	/* at the bound: read whole, and the flag of the last read is gone */
+	ins.max_rss = 54952.0 * 1024;
+	CHECK_INT(memz_inspect_read(&ins, ROOT, 100, a, &what), 0);
+	CHECK(!ins.too_big);
+	CHECK(ins.has_rollup);
+	CHECK_INT(ins.n_maps, 12);
+	memz_inspect_release(&ins, a);
+}
+
 int main(void)
 {
 	struct counting c = { 0 };
@@ -144,5 +174,6 @@ int main(void)
 	CHECK_INT(c.live, 0);
 	test_inspect_keep();
 	test_inspect_reused();
+	test_inspect_too_big();
 	return check_status();
 }

@@ -16,6 +16,8 @@
 #include <yajl/yajl_tree.h>
 
 #include "check.h"
+#include "memz/budget.h"
+#include "memz/sampler.h"
 #include "sampler_util.h"
 #include "memz/cgroup.h"
 #include "netdata/ndcheck.h"
@@ -265,6 +267,7 @@ static void test_inspect(void)
 	struct world w;
 	struct out o;
 	yajl_val t, opts;
+	unsigned long long start300;
 
 	world_init(&w);
 	out_open(&o);
@@ -349,6 +352,7 @@ static void test_inspect(void)
 
 	/* pid 300 since the snapshot is another process: said to have
 	 * exited, and none of the other's mappings shown */
+	start300 = w.p[0].start;
 	w.p[0].start = 899999;
 	out_open(&o);
 	CHECK_INT(memz_nd_answer(o.f, "i-reused", "memz-inspect pid:300",
@@ -361,6 +365,74 @@ static void test_inspect(void)
 	CHECK_INT(n_rows(t), 0);
 	yajl_tree_free(t);
 	out_close(&o);
+	w.p[0].start = start300;
+
+	/* above ExactMaxRss (300's VmRSS is 208 kB) no smaps is read: no
+	 * rows, and the message says why */
+	w.ctx.exact_max_rss = 200 * 1024;
+	out_open(&o);
+	CHECK_INT(memz_nd_answer(o.f, "i-big", "memz-inspect pid:300", &w.ctx), 0);
+	out_check(&o);
+	CHECK_INT(res(&o, "i-big")->status, 200);
+	t = parse(res(&o, "i-big"));
+	CHECK_INT(YAJL_GET_INTEGER(at(t, "process", "pid")), 300);
+	CHECK_INT(n_rows(t), 0);
+	CHECK(sv(at(t, "message", NULL)) &&
+	      strstr(sv(at(t, "message", NULL)), "above ExactMaxRss") != NULL);
+	yajl_tree_free(t);
+	out_close(&o);
+
+	/* memz-inspect's CpuBudget (on memz_now()'s clock): overdrawn, smaps
+	 * waits and the message says so; with room, it is read and what it
+	 * took is charged */
+	{
+		struct memz_budget b;
+		double room, now = memz_now();
+
+		w.ctx.exact_max_rss = 0;
+		memz_budget_init(&b, 1);
+		memz_budget_refill(&b, now);
+		memz_budget_charge(&b, 1, false);
+		w.ctx.budget = &b;
+		out_open(&o);
+		CHECK_INT(memz_nd_answer(o.f, "i-spent", "memz-inspect pid:300", &w.ctx), 0);
+		out_check(&o);
+		t = parse(res(&o, "i-spent"));
+		CHECK_INT(res(&o, "i-spent")->status, 200);
+		CHECK_INT(n_rows(t), 0);
+		CHECK(sv(at(t, "message", NULL)) &&
+		      strstr(sv(at(t, "message", NULL)), "CpuBudget") != NULL);
+		yajl_tree_free(t);
+		out_close(&o);
+		/* one too big to read is told so, whatever the budget holds */
+		w.p[0].mem.rss = 208 * 1024;
+		w.ctx.exact_max_rss = 200 * 1024;
+		out_open(&o);
+		CHECK_INT(memz_nd_answer(o.f, "i-spent-big", "memz-inspect pid:300", &w.ctx), 0);
+		out_check(&o);
+		t = parse(res(&o, "i-spent-big"));
+		CHECK(sv(at(t, "message", NULL)) &&
+		      strstr(sv(at(t, "message", NULL)), "above ExactMaxRss") != NULL);
+		yajl_tree_free(t);
+		out_close(&o);
+		w.ctx.exact_max_rss = 0;
+
+		memz_budget_init(&b, 1);
+		memz_budget_refill(&b, now - 30);
+		memz_budget_refill(&b, now); /* a full bucket: 0.2 s */
+		room = memz_budget_room(&b);
+		CHECK(room > 0.1);
+		out_open(&o);
+		CHECK_INT(memz_nd_answer(o.f, "i-room", "memz-inspect pid:300", &w.ctx), 0);
+		out_check(&o);
+		t = parse(res(&o, "i-room"));
+		CHECK(n_rows(t) >= 3);
+		CHECK(at(t, "message", NULL) == NULL);
+		yajl_tree_free(t);
+		out_close(&o);
+		CHECK(memz_budget_room(&b) < room);
+		w.ctx.budget = NULL;
+	}
 }
 
 static void test_errors(void)
@@ -1111,7 +1183,7 @@ static void test_paths(void)
 	memz_snapshot_init(&snap);
 	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
 	CHECK_INT(memz_sampler_run(s, 10.0, &snap), 0);
-	ctx = (struct memz_nd_fctx){ &snap, set.proc_root, 1, 0, NULL };
+	ctx = (struct memz_nd_fctx){ &snap, set.proc_root, 1, 0, NULL, 0, NULL };
 	for (size_t i = 0; i < sizeof hostile / sizeof hostile[0]; i++) {
 		char *out = NULL;
 		size_t len = 0;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "check.h"
@@ -134,6 +135,40 @@ static void fixture_steps(int pm)
 	while ((rc = memz_pagemap_step(&walk, MEMZ_PAGEMAP_CALL_COST * 3)) == 0)
 		;
 	CHECK_INT(rc, 1);
+	check_fixture_counts(&walk.c);
+	close(maps);
+}
+
+static double mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* With gap_ns, a step pauses that long between two pagemap reads (a writer
+ * waiting for the lock gets it then), and counts what it counts without. */
+static void fixture_gaps(int pm)
+{
+	int maps = open(MEMZ_FIXTURES "/pagemap/maps", O_RDONLY);
+	double t0;
+
+	CHECK(maps >= 0);
+	memz_pagemap_begin(&walk, maps, pm, PG);
+	CHECK_INT(walk.gap_ns, 0);
+	CHECK_INT(memz_pagemap_step(&walk, 1u << 30), 1);
+	CHECK_INT(walk.pauses, 0);
+	close(maps);
+
+	maps = open(MEMZ_FIXTURES "/pagemap/maps", O_RDONLY);
+	memz_pagemap_begin(&walk, maps, pm, PG);
+	walk.gap_ns = 2000000;
+	t0 = mono();
+	CHECK_INT(memz_pagemap_step(&walk, 1u << 30), 1);
+	/* 5 mappings with entries: a read each, a pause between two */
+	CHECK(walk.pauses >= 4);
+	CHECK(mono() - t0 >= walk.pauses * 2e-3);
 	check_fixture_counts(&walk.c);
 	close(maps);
 }
@@ -615,6 +650,7 @@ int main(void)
 	if (pm >= 0) {
 		fixture_whole(pm);
 		fixture_steps(pm);
+		fixture_gaps(pm);
 		malformed(pm);
 		long_line(pm);
 		close(pm);

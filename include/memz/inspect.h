@@ -5,7 +5,11 @@
  *
  * It reads <proc_root>/<pid>/: stat, status, oom_score_adj, smaps_rollup,
  * exe and full smaps (streamed; every mapping classified by smapscat.h and
- * summed, those asked for kept). System
+ * summed, those asked for kept). A process resident above max_rss (set after
+ * _init; the callers pass ExactMaxRss) is read no further than status: both
+ * smaps files make the kernel walk its page tables under its mmap lock,
+ * about 17 ms per GiB resident, so an 8 GiB database would wait 140 ms for
+ * each, and every page fault and mmap in it with it. System
  * uptime and boot time come from <proc_root>/uptime and <proc_root>/stat.
  * The struct owns its buffers, which grow to the largest process read and
  * are reused; memz_inspect_release() frees them.
@@ -31,6 +35,10 @@ struct memz_inspect {
 	struct memz_pstatus status;
 	struct memz_rollup rollup;
 	bool has_rollup; /* smaps_rollup readable (kernels >= 4.14) */
+	/* bytes resident (status) above which neither smaps file is read;
+	 * 0: no bound */
+	double max_rss;
+	bool too_big; /* above max_rss: no rollup, no mappings */
 	int oom_score_adj;
 	char exe[512]; /* full exe path; "" when unreadable */
 	double uptime_s;   /* system uptime at the read */

@@ -18,6 +18,14 @@
  * reads maps a buffer at a time, and for each mapping the pagemap entries
  * of its range in reads of at most MEMZ_PAGEMAP_CHUNK entries, until its
  * allowance is spent; the next step resumes at the same address.
+ *
+ * The kernel takes the lock for every 2 MiB of a pagemap read, back to back,
+ * and a reader may take an rwsem again while a writer waits (until the
+ * writer has waited a jiffy or more and asks for a handoff): a step of 256
+ * MiB kept an 8 GiB process's mmap waiting 5 to 7.5 ms behind reads each
+ * 0.05 ms long (issue 26; longer on a kernel of HZ 100). So with gap_ns set
+ * a step pauses that long between two pagemap reads, and a waiting mmap,
+ * munmap or page fault gets the lock then: it waits one read at most.
  * Mappings with no access at all ("---p": guard pages, reserved address
  * space of JVMs, Go, sanitizers) are skipped: they may span terabytes and
  * can hold almost nothing resident.
@@ -44,8 +52,9 @@
 #define MEMZ_PAGEMAP_FILE (UINT64_C(1) << 61)
 #define MEMZ_PAGEMAP_EXCLUSIVE (UINT64_C(1) << 56)
 
-/* Entries per pagemap read(): 64 KiB, 32 MiB of address space. */
-#define MEMZ_PAGEMAP_CHUNK 8192
+/* Entries per pagemap read(): 32 KiB, 16 MiB of address space, about
+ * 0.2 ms of the kernel's walk at 4 KiB pages. */
+#define MEMZ_PAGEMAP_CHUNK 4096
 /* What each read() costs of a step's allowance, however few entries it
  * returned, so a process of many small mappings is also walked in bounded
  * steps: one page table's worth. */
@@ -69,6 +78,9 @@ struct memz_pagemap_walk {
 	bool skip_line;   /* the rest of a maps line longer than lines[] */
 	bool maps_eof;
 	const char *why;  /* what was malformed, after -EINVAL */
+	long gap_ns;      /* pause between two pagemap reads of a step; 0 by
+			   * memz_pagemap_begin(), the caller sets it */
+	unsigned pauses;  /* made so far */
 	size_t pos, have; /* lines[pos..have) is read but not parsed yet */
 	char lines[4096];
 	uint64_t ent[MEMZ_PAGEMAP_CHUNK];

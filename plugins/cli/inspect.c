@@ -581,6 +581,7 @@ int cli_inspect(int argc, char **argv)
 	ins.keep_max = o.limit;
 	cmp_key = o.sort;
 	ins.keep_cmp = cmp_maps;
+	ins.max_rss = set.exact_max_rss;
 	/* a first look, so the last can say which categories grew; a
 	 * process gone by now is reported by the last look */
 	if (o.samples >= 2 &&
@@ -606,6 +607,15 @@ int cli_inspect(int argc, char **argv)
 	} else if (rc) {
 		fprintf(stderr, "memz inspect: cannot read %s/%d/%s: %s\n",
 			set.proc_root, o.pid, what ? what : "?", strerror(-rc));
+		rc = 1;
+	} else if (ins.too_big) {
+		fprintf(stderr,
+			"memz inspect: process %d is resident %.0f MiB, above ExactMaxRss (%.0f MiB): "
+			"its smaps is not read, since the kernel would hold its mmap lock "
+			"for the whole walk (about 17 ms per GiB) and stall it; "
+			"--set ExactMaxRss=0 reads it anyway\n",
+			o.pid, (double)ins.status.vm_rss / 1048576.0,
+			set.exact_max_rss / 1048576.0);
 		rc = 1;
 	} else {
 		rc = o.json ? print_json(&ins, &h) : print_text(&o, &ins, &h);

@@ -1,14 +1,17 @@
 #include <errno.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "memz/cgroup.h"
 #include "memz/inspect.h"
 #include "memz/json.h"
 #include "memz/privilege.h"
 #include "memz/report.h"
+#include "memz/sampler.h"
 #include "memz/sanitize.h"
 #include "memz/smapscat.h"
 #include "fnviews.h"
@@ -463,6 +466,32 @@ static void process_facts(yajl_gen g, const struct memz_proc *p,
 	yajl_gen_map_close(g);
 }
 
+static double thread_cpu(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* Room in memz-inspect's budget for reading p's smaps, estimated as the
+ * sampler does (the kernel's walk, about 17 ms per GiB resident; a read
+ * dearer than the bucket holds waits for a full one). */
+static bool inspect_affordable(const struct memz_nd_fctx *ctx,
+			       const struct memz_proc *p)
+{
+	double est = 20e-6 + (double)p->mem.rss * (17e-3 / 1073741824.0);
+
+	/* above ExactMaxRss only status is read: no walk to pay for */
+	if (!ctx->budget || (ctx->exact_max_rss > 0 &&
+			     (double)p->mem.rss > ctx->exact_max_rss))
+		return true;
+	memz_budget_refill(ctx->budget, memz_now());
+	if (est > ctx->budget->cap)
+		est = ctx->budget->cap;
+	return memz_budget_room(ctx->budget) >= est;
+}
+
 /* The smaps taxonomy the CLI's inspect shows, from the core, so both name
  * the same bytes the same way. Read on request only: smaps is costly. */
 static void inspect(yajl_gen g, const struct memz_proc *p,
@@ -475,29 +504,37 @@ static void inspect(yajl_gen g, const struct memz_proc *p,
 	char help[256], label[96];
 	const char *pn = p && p->name ? p->name : "";
 	int rc = -ENOENT;
+	bool afford = !p || inspect_affordable(ctx, p);
+	double c0 = thread_cpu();
 
 	memz_sanitize_label(pn, strlen(pn), label, sizeof label);
 	snprintf(help, sizeof help,
 		 "Memory of process %d (%s) by mapping kind, from its smaps",
 		 p ? p->pid : 0, label);
 	memz_inspect_init(&ins);
+	ins.max_rss = ctx->exact_max_rss;
 	/* the pid is one the sampler found, so the read stays in
 	 * ProcRoot/PID/, and of the process found: the pid may be another's
 	 * since; privilege is in effect for that read alone */
-	if (p && !(rc = memz_priv_raise(ctx->held)))
+	if (p && afford && !(rc = memz_priv_raise(ctx->held)))
 		rc = memz_inspect_read_proc(&ins, ctx->proc_root, p->pid,
 					    p->start, a, &what);
 	/* lowering to a subset of what is held cannot fail but by a bug;
 	 * going on with privilege in effect would be worse than stopping */
-	if (p && memz_priv_lower(ctx->held))
+	if (p && afford && memz_priv_lower(ctx->held))
 		abort();
+	if (p && afford && ctx->budget)
+		memz_budget_charge(ctx->budget, thread_cpu() - c0, false);
 	memz_nd_table_head(g, 200, ctx->update_every, p ? help :
 	     "Memory of one process by mapping kind, from its smaps");
 	memz_nd_accepted_params(g, inspect_accepts);
 	required_pid(g, choices, n_choices);
 	if (p)
 		process_facts(g, p, ctx);
-	if (p && rc) {
+	if (p && !afford) {
+		memz_json_kv_str(g, "message",
+				 "smaps not read now: memz-inspect has spent its CPU budget (CpuBudget); ask again in a few seconds");
+	} else if (p && rc) {
 		char why[160];
 
 		if (rc == -ESRCH || (rc == -ENOENT && what &&
@@ -507,11 +544,19 @@ static void inspect(yajl_gen g, const struct memz_proc *p,
 			snprintf(why, sizeof why, "cannot read %s of %d: %s",
 				 what ? what : "smaps", p->pid, strerror(-rc));
 		memz_json_kv_str(g, "message", why);
+	} else if (p && ins.too_big) {
+		char why[256];
+		snprintf(why, sizeof why,
+			 "smaps of %d not read: resident %.0f MiB, above ExactMaxRss (%.0f MiB); "
+			 "the kernel would hold its mmap lock for the whole walk (about 17 ms per GiB) and stall it",
+			 p->pid, (double)ins.status.vm_rss / 1048576.0,
+			 ctx->exact_max_rss / 1048576.0);
+		memz_json_kv_str(g, "message", why);
 	}
 	memz_nd_table_columns(g, inspect_cols, N_INSPECT, NULL);
 	memz_json_str(g, "data");
 	yajl_gen_array_open(g);
-	if (p && !rc) {
+	if (p && afford && !rc && !ins.too_big) {
 		for (int c = 0; c < MEMZ_CAT_COUNT; c++)
 			if (ins.cats.cat[c].count)
 				cat_row(g, memz_mapcat_name((enum memz_mapcat)c),

@@ -98,6 +98,13 @@ struct memz_nd_fctx {
 	int update_every;
 	uint64_t held;
 	const struct memz_leakparts_kept *parts;
+	/* ExactMaxRss: memz-inspect reads no smaps of a process resident
+	 * above it (0: no bound) */
+	double exact_max_rss;
+	/* memz-inspect's CpuBudget (its own, at the sampler's rate): smaps
+	 * is read only when it has room for the read's estimated cost, and
+	 * what it took is charged (NULL: unbounded) */
+	struct memz_budget *budget;
 };
 
 /* Allocates the queue once. 0 or -ENOMEM. */

@@ -39,6 +39,7 @@
 
 #include "memz/privilege.h"
 #include "memz/report.h"
+#include "memz/budget.h"
 #include "memz/sampler.h"
 #include "memz/sanitize.h"
 #include "config.h"
@@ -189,6 +190,10 @@ struct plugin {
 	bool told_denied;
 	unsigned errors_logged;
 	uint64_t held; /* capabilities kept for /proc reads, lowered between */
+	/* memz-inspect's own CpuBudget, beside the sampler's: a call soon
+	 * after start, while the sampler's first reads have its budget in
+	 * debt, is still answered, and a flood of calls is not */
+	struct memz_budget inspect_budget;
 	bool told_busy, told_tx;
 	char fault[2 * PATH_MAX + 512]; /* why the last sample failed */
 };
@@ -327,7 +332,9 @@ static int run(struct plugin *p, const sigset_t *block,
 		struct memz_nd_fctx fctx = {
 			p->have_snap ? &p->snap : NULL,
 			memz_sampler_settings(p->sampler)->proc_root,
-			p->update_every, p->held, &p->parts
+			p->update_every, p->held, &p->parts,
+			memz_sampler_settings(p->sampler)->exact_max_rss,
+			&p->inspect_budget
 		};
 		if (memz_nd_pending(&p->in)) {
 			if (memz_nd_serve(&p->in, stdout, &fctx, memz_now(),
@@ -423,6 +430,10 @@ int main(int argc, char **argv)
 		name_fault(&set, rc, p.fault, sizeof p.fault);
 		return disable("%s", p.fault);
 	}
+	/* full from the start: the first calls are read */
+	memz_budget_init(&p.inspect_budget, set.cpu_budget);
+	memz_budget_refill(&p.inspect_budget, memz_now());
+	p.inspect_budget.tokens = p.inspect_budget.cap;
 	if (memz_nd_emitter_new(&p.emitter, stdout, p.update_every,
 				memz_nd_version(getenv("NETDATA_VERSION"))) ||
 	    memz_nd_input_init(&p.in)) {
