@@ -3,7 +3,7 @@
 #include "memz/breakdown.h"
 
 void memz_breakdown_compute(const struct memz_meminfo *m, uint64_t process_anon,
-			    struct memz_breakdown *b)
+			    uint64_t unread_anon, struct memz_breakdown *b)
 {
 	uint64_t fixed, rest;
 
@@ -23,12 +23,22 @@ void memz_breakdown_compute(const struct memz_meminfo *m, uint64_t process_anon,
 	 * overshoot, process memory (the estimated part) gives way first. */
 	fixed = b->free + b->buffers + b->cached + b->slab + b->page_tables;
 	rest = fixed < m->mem_total ? m->mem_total - fixed : 0;
-	b->process_anon = process_anon < rest ? process_anon : rest;
-	rest -= b->process_anon;
-	if (m->has_anon_pages && m->anon_pages > b->process_anon) {
-		uint64_t hidden = m->anon_pages - b->process_anon;
-		b->hidden_anon = hidden < rest ? hidden : rest;
-		rest -= b->hidden_anon;
+	if (m->has_anon_pages) {
+		/* The anonymous total is AnonPages, of the same read as the
+		 * rest: the processes' figures are of different ages (most
+		 * are moved by statm between exact reads, compilers come
+		 * and go between the meminfo read and theirs), and a
+		 * residual that took their sum would take their error too,
+		 * hundreds of MiB under churn. They only split the total:
+		 * hidden is what the processes memz may not read hold. */
+		uint64_t anon = m->anon_pages < rest ? m->anon_pages : rest;
+
+		b->hidden_anon = unread_anon < anon ? unread_anon : anon;
+		b->process_anon = anon - b->hidden_anon;
+		rest -= anon;
+	} else {
+		b->process_anon = process_anon < rest ? process_anon : rest;
+		rest -= b->process_anon;
 	}
 	b->kernel_residual = rest;
 	if (fixed > m->mem_total) {
