@@ -75,7 +75,9 @@ enum memz_unit {
 	MEMZ_UNIT_SCORE,       /* 0..100, a judgement (leak confidence) */
 	MEMZ_UNIT_USEC,
 	MEMZ_UNIT_SECONDS,
+	MEMZ_UNIT_TIME_LEFT,   /* s until something runs out, >= 0 */
 	MEMZ_UNIT_COUNT,
+	MEMZ_UNIT_LEVEL,       /* a state: 0, 1, 2, ... (an alarm's level) */
 	MEMZ_UNIT_PROCESSES,   /* a group's members */
 	MEMZ_UNIT_THREADS,
 	MEMZ_UNIT_FLAG,        /* 0 or 1 */
