@@ -30,10 +30,14 @@ void memz_breakdown_compute(const struct memz_meminfo *m, uint64_t process_anon,
 		 * and go between the meminfo read and theirs), and a
 		 * residual that took their sum would take their error too,
 		 * hundreds of MiB under churn. They only split the total:
-		 * hidden is what the processes memz may not read hold. */
+		 * hidden is what the read processes leave, but never more
+		 * than the unread ones' RssAnon (an upper bound: pages a
+		 * fork shares count whole in each), so the read ones' error
+		 * stays out of it when little is unread (as root). */
 		uint64_t anon = m->anon_pages < rest ? m->anon_pages : rest;
+		uint64_t left = process_anon < anon ? anon - process_anon : 0;
 
-		b->hidden_anon = unread_anon < anon ? unread_anon : anon;
+		b->hidden_anon = unread_anon < left ? unread_anon : left;
 		b->process_anon = anon - b->hidden_anon;
 		rest -= anon;
 	} else {

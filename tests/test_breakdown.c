@@ -45,27 +45,33 @@ int main(void)
 	CHECK_U64(b.percpu, 9);
 
 	/* the processes' figures, of other ages than the meminfo read,
-	 * overshoot AnonPages or fall short of it: neither the residual nor
-	 * hidden_anon moves (before, the residual took the overshoot: 0) */
+	 * overshoot AnonPages: the residual does not move (before, it took
+	 * the overshoot: 0); nothing is left to hide */
 	memz_breakdown_compute(&m, 600, 50, &b);
+	CHECK_U64(b.process_anon, 450);
+	CHECK_U64(b.hidden_anon, 0);
+	CHECK_U64(b.kernel_residual, 85);
+	CHECK_U64(sum(&b), 1000);
+	/* or fall short of it: hidden takes no more than the unread
+	 * processes hold */
+	memz_breakdown_compute(&m, 100, 50, &b);
 	CHECK_U64(b.process_anon, 400);
 	CHECK_U64(b.hidden_anon, 50);
 	CHECK_U64(b.kernel_residual, 85);
-	memz_breakdown_compute(&m, 100, 50, &b);
-	CHECK_U64(b.hidden_anon, 50);
-	CHECK_U64(b.kernel_residual, 85);
 
-	/* nothing unread (root): all of AnonPages is the processes' */
+	/* nothing unread (root): all of AnonPages is the processes',
+	 * whatever their sum (before, 150 was called hidden) */
 	memz_breakdown_compute(&m, 300, 0, &b);
 	CHECK_U64(b.process_anon, 450);
 	CHECK_U64(b.hidden_anon, 0);
 	CHECK_U64(b.kernel_residual, 85);
 
-	/* the unread processes' RssAnon (an upper bound) beyond AnonPages:
-	 * all of it is hidden */
+	/* the unread processes' RssAnon (an upper bound: fork-shared pages
+	 * count whole in each) beyond what the read ones leave: hidden is
+	 * what they leave, the read ones keep theirs */
 	memz_breakdown_compute(&m, 400, 900, &b);
-	CHECK_U64(b.process_anon, 0);
-	CHECK_U64(b.hidden_anon, 450);
+	CHECK_U64(b.process_anon, 400);
+	CHECK_U64(b.hidden_anon, 50);
 	CHECK_U64(b.kernel_residual, 85);
 	CHECK_U64(sum(&b), 1000);
 

@@ -29,15 +29,15 @@ struct memz_breakdown {
 };
 
 /*
- * The breakdown of m, given the anonymous memory of the processes memz may
- * not read (unread_anon: their RssAnon, an upper bound of their Pss_Anon)
- * and, for a kernel without AnonPages only, the read processes' Pss_Anon
- * sum (process_anon). With AnonPages, kernel_residual is meminfo's alone
- * and the processes' figures, of different ages, only split AnonPages:
- * so the residual moves only when the kernel's memory does, hidden_anon
- * only when the unread processes' does. The kernel's counters are read at
- * slightly different moments, so the parts may overshoot MemTotal: then
- * the anonymous parts give way, and if meminfo alone overshoots, free.
+ * The breakdown of m, given the read processes' Pss_Anon sum (process_anon)
+ * and the RssAnon of the processes memz may not read (unread_anon, an upper
+ * bound of their Pss_Anon). With AnonPages, kernel_residual is meminfo's
+ * alone and the processes' figures, of different ages, only split
+ * AnonPages: hidden_anon is what the read processes leave of it, at most
+ * unread_anon (so as root, nothing unread, it is 0 whatever their ages),
+ * process_anon the rest. The kernel's counters are read at slightly
+ * different moments, so the parts may overshoot MemTotal: then the
+ * anonymous parts give way, and if meminfo alone overshoots, free.
  */
 void memz_breakdown_compute(const struct memz_meminfo *m, uint64_t process_anon,
 			    uint64_t unread_anon, struct memz_breakdown *out);
