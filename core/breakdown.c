@@ -20,7 +20,7 @@ void memz_breakdown_compute(const struct memz_meminfo *m, uint64_t process_anon,
 
 	/* The parts must add up to MemTotal exactly. The kernel's counters
 	 * are read at slightly different moments, so in the rare case they
-	 * overshoot, process memory (the estimated part) gives way first. */
+	 * overshoot, the anonymous parts give way first. */
 	fixed = b->free + b->buffers + b->cached + b->slab + b->page_tables;
 	rest = fixed < m->mem_total ? m->mem_total - fixed : 0;
 	if (m->has_anon_pages) {
