@@ -159,7 +159,7 @@ static void series_keys(yajl_gen g, const struct memz_series_table *t,
 			memz_json_kv_double(g, se->name, NAN); /* null */
 		else if (se->unit == MEMZ_UNIT_BYTES_PER_S ||
 		    se->unit == MEMZ_UNIT_PERCENT || se->unit == MEMZ_UNIT_SECONDS ||
-		    se->unit == MEMZ_UNIT_SCORE)
+		    se->unit == MEMZ_UNIT_TIME_LEFT || se->unit == MEMZ_UNIT_SCORE)
 			memz_json_kv_double(g, se->name, v);
 		else
 			memz_json_kv_int(g, se->name, (long long)v);

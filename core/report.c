@@ -166,9 +166,9 @@ static const struct memz_series group[] = {
 	  "Process groups flagged as leaking (1 = suspect)", gr_leak, NULL },
 	/* the host alarm's level (alarm.h: 0 none, 1 warning, 2 critical)
 	 * and the time it projects */
-	{ "leak_alarm", "leak alarm level", MEMZ_UNIT_COUNT, 0, NULL, NULL,
+	{ "leak_alarm", "leak alarm level", MEMZ_UNIT_LEVEL, 0, NULL, NULL,
 	  gr_alarm, NULL },
-	{ "leak_time_left", "time left", MEMZ_UNIT_SECONDS, MEMZ_SERIES_NONE,
+	{ "leak_time_left", "time left", MEMZ_UNIT_TIME_LEFT, MEMZ_SERIES_NONE,
 	  NULL, NULL, gr_time_left, NULL },
 	{ "cgroup_usage", "cgroup usage", MEMZ_UNIT_BYTES, MEMZ_SERIES_OVERLAP,
 	  "group_cgroup_usage",
@@ -212,7 +212,7 @@ OOM(kills, sc->kills)
 OOM(limit, sc->limit)
 
 static const struct memz_series oom[] = {
-	{ "time_to_oom", "time to OOM", MEMZ_UNIT_SECONDS, MEMZ_SERIES_NONE,
+	{ "time_to_oom", "time to OOM", MEMZ_UNIT_TIME_LEFT, MEMZ_SERIES_NONE,
 	  "time_to_oom", "Time until memory runs out at the leaks' rate",
 	  oom_seconds, NULL },
 	{ "available", "available", MEMZ_UNIT_BYTES, 0, NULL, NULL,

@@ -505,6 +505,23 @@ static struct memz_proc *probe(struct memz_sampler *s, int pid)
 	return p;
 }
 
+/* The anonymous memory of the processes whose smaps_rollup memz may not
+ * read: statm's resident less its shared (RssAnon), as last probed; world
+ * readable, so hidden_anon is theirs and moves only when theirs does. */
+static uint64_t unread_anon(struct memz_sampler *s)
+{
+	uint64_t pages = 0;
+
+	for (struct memz_proc *p = memz_table_first(s->table); p;
+	     p = memz_table_next(p)) {
+		const struct memz_statm_pages *m = &mz_pe(p)->statm_last;
+
+		if (p->denied && !p->kernel_thread && m->resident > m->shared)
+			pages += m->resident - m->shared;
+	}
+	return pages * s->page_size;
+}
+
 /* Probe one process and make it a candidate for an exact read. */
 static int visit(struct memz_sampler *s, int pid, double now, size_t *n)
 {
@@ -765,7 +782,7 @@ int memz_sampler_run(struct memz_sampler *s, double now,
 		if (!snap->view.procs[i]->mem.has_pss_anon)
 			snap->pss_anon_fallback = true;
 	}
-	memz_breakdown_compute(&snap->mem, anon, &snap->br);
+	memz_breakdown_compute(&snap->mem, anon, unread_anon(s), &snap->br);
 	{
 		struct memz_oom_input oin = {
 			.t = now,

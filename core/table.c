@@ -472,6 +472,7 @@ static struct memz_group *group_get(struct memz_table *t, const char *key,
 	}
 	mz_ge(g)->hash = h;
 	mz_ge(g)->fresh = true;
+	mz_ge(g)->since = INFINITY;
 	mz_ge(g)->ignored = ignored(t, g->name);
 	memz_alarm_init(&g->alarm);
 	memz_detector_init(&g->det);
@@ -549,6 +550,31 @@ static bool selected(const struct memz_table *t, const char *name)
 	return false;
 }
 
+/*
+ * Whether g is reported (table.h), given whether it is among the TopGroups
+ * largest now: a group selected by Process or ProcessMatch at once; one
+ * among the largest once it has existed for PublishAfter (as old as its
+ * oldest member was when it came to be, so a daemon found running
+ * publishes at once and a compiler never); and it stays for PublishHold
+ * after it was last among the largest. Every host publishes from this, and
+ * a host keeps a file or a dimension for ever for each name it was once
+ * given: a name that was large for a few seconds is not worth one. Age,
+ * not an unbroken stay among the largest, since compilers taking the
+ * places now and then would keep a daemon at the edge out for good.
+ */
+static bool publish(const struct memz_table *t, struct memz_group *g, bool top)
+{
+	struct mz_group_entry *e = mz_ge(g);
+
+	if (selected(t, g->name))
+		return true;
+	if (top && !(t->now - e->since < t->s.publish_after)) {
+		e->top_last = t->now;
+		return true;
+	}
+	return g->reported && t->now - e->top_last < t->s.publish_hold;
+}
+
 static int by_pss_desc(const void *a, const void *b)
 {
 	const struct memz_group *x = *(struct memz_group *const *)a;
@@ -615,6 +641,12 @@ static double group_owned(const struct memz_group *g)
 	return mz_ge(g)->owned > 0 ? mz_ge(g)->owned : NAN;
 }
 
+/* When p's program started: its birth, or its last exec. */
+static double start_of(const struct memz_proc *p)
+{
+	return p->born > mz_pe(p)->exec_t ? p->born : mz_pe(p)->exec_t;
+}
+
 /*
  * Whether p is not judged yet (table.h, warming): growth since its program
  * started (an exec starts it anew) is start-up, until what it owns has
@@ -630,7 +662,7 @@ static double group_owned(const struct memz_group *g)
 static bool warming(const struct memz_table *t, struct memz_proc *p)
 {
 	struct mz_proc_entry *e = mz_pe(p);
-	double o = owned(p), tol, start = p->born > e->exec_t ? p->born : e->exec_t;
+	double o = owned(p), tol, start = start_of(p);
 
 	if (e->ignored)
 		return true;
@@ -695,6 +727,8 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 		g->swap += p->mem.swap;
 		g->anon += p->mem.pss_anon;
 		mz_ge(g)->owned += owned0(p);
+		if (mz_ge(g)->fresh && start_of(p) < mz_ge(g)->since)
+			mz_ge(g)->since = start_of(p);
 		if (mz_pe(p)->prev_group != g) {
 			/* joined (or moved here): its PSS is not growth, nor,
 			 * for a while, is its start-up growth, unless it
@@ -744,11 +778,9 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 	/* a cycle without a process has no array yet: qsort wants one */
 	if (n > 1)
 		qsort(t->groups, n, sizeof *t->groups, by_pss_desc);
-	for (g = t->glive; g; g = mz_ge(g)->lnext)
-		mz_ge(g)->fresh = false;
 	for (size_t i = 0; i < n; i++) {
 		g = t->groups[i];
-		g->reported = i < (size_t)t->s.top_groups || selected(t, g->name);
+		g->reported = publish(t, g, i < (size_t)t->s.top_groups);
 		memz_detector_rebase(&g->det, mz_ge(g)->join_delta);
 		memz_detector_rebase_anon(&g->det, mz_ge(g)->join_anon);
 		if (memz_detector_push(&g->det, &t->s, t->now, (double)g->pss,
@@ -761,6 +793,8 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 		if (g->det.verdict.leak)
 			v->leak_suspects++;
 	}
+	for (g = t->glive; g; g = mz_ge(g)->lnext)
+		mz_ge(g)->fresh = false;
 	v->groups = (const struct memz_group *const *)t->groups;
 	v->n_groups = t->n_view_groups = n;
 	return 0;

@@ -74,6 +74,10 @@ struct mz_group_entry {
 	double join_anon;  /* the same for Anonymous */
 	double owned; /* the members' owned figures summed (table.c, owned) */
 	bool ignored; /* LeakIgnore, or one of memz's own */
+	/* publication (table.c, publish): since when the group has existed,
+	 * as old as its oldest member when it came to be; when it was last
+	 * published as one of the TopGroups largest */
+	double since, top_last;
 	/* the sampler's scratch for the group's alarm, this cycle: the
 	 * verdict it is about and the room it has (alarm.h) */
 	const struct memz_verdict *alarm_v;

@@ -36,8 +36,8 @@ echo "no notification for $FLAT (pid $PF) in $(cd_since "$t0") s"
 
 pss=$(cd_getval "$A" "memz-$FLAT/memory-pss")
 rate=$(cd_getval "$A" "memz-$FLAT/gauge-growth_rate")
-conf=$(cd_getval "$A" "memz-$FLAT/gauge-leak_confidence")
-sus=$(cd_getval "$A" memz/gauge-leak_suspects)
+conf=$(cd_getval "$A" "memz-$FLAT/percent-leak_confidence")
+sus=$(cd_getval "$A" memz/count-leak_suspects)
 echo "pss $pss B, growth_rate $rate B/s, leak_confidence $conf, leak_suspects $sus"
 # 64 MiB touched, plus the helper's own few hundred KiB.
 cd_num_cmp "$pss" ">=" 67108864 && cd_num_cmp "$pss" "<=" 71303168 ||

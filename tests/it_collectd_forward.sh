@@ -40,7 +40,7 @@ recv_has() {
 cd_poll 15 recv_has memz/memory-free ||
 	cd_fail "receiver got no memz/memory-free from $SHOST within 15 s (port $PORT)"
 echo "receiver has $SHOST/memz/memory-free $(cd_since "$t0") s after the sender started"
-for id in memz/memory-kernel_residual memz/gauge-interval memz/gauge-leak_suspects; do
+for id in memz/memory-kernel_residual memz/gauge-interval memz/count-leak_suspects; do
 	cd_poll 5 recv_has "$id" || cd_fail "receiver lacks $SHOST/$id"
 done
 

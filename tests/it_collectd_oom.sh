@@ -31,11 +31,11 @@ oom_warning() {
 cd_poll 40 oom_warning ||
 	cd_fail "no [OOM in ...] WARNING naming $NAME in its cgroup within 40 s"
 echo "after $(cd_since "$t0") s: ${line#*message = }"
-echo "$line" | grep -qF "plugin_instance = $OC_ID, type = gauge, type_instance = time_to_oom" ||
+echo "$line" | grep -qF "plugin_instance = $OC_ID, type = timeleft, type_instance = time_to_oom" ||
 	cd_fail "the WARNING has the wrong identifier"
 
 ttl() {
-	v=$(cd_getval "$A" "memz-$OC_ID/gauge-time_to_oom") || return 1
+	v=$(cd_getval "$A" "memz-$OC_ID/timeleft-time_to_oom") || return 1
 	case $v in nan|-nan|"") return 1 ;; esac
 	echo "$v"
 }

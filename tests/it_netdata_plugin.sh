@@ -366,7 +366,8 @@ echo "NETDATA_VERSION v1.37.1 and v2.8.1: output valid for both"
 
 # 11. TopGroups = 1000 on a machine with 700 distinct names (a fixture
 # tree of 700 processes): the report's stated limit of groups is charted,
-# no exit 1, no DISABLE
+# no exit 1, no DISABLE (PublishAfter 0: the fixture's processes are seconds
+# old, and would wait a minute)
 python3 - "$top_srcdir/tests/fixtures/tree1" "$T/many" <<'PY'
 import os, shutil, sys
 src, dst = sys.argv[1], sys.argv[2]
@@ -383,7 +384,7 @@ for i in range(700):
     st = open(os.path.join(d, "status")).read().replace("Name:\tbash", "Name:\tg%d" % i)
     open(os.path.join(d, "status"), "w").write(st)
 PY
-printf 'ProcRoot = %s\nSysRoot = %s\nTopGroups = 1000\n' "$T/many/proc" "$T/many/sys" > "$T/cfg/memz.conf"
+printf 'ProcRoot = %s\nSysRoot = %s\nTopGroups = 1000\nPublishAfter = 0\n' "$T/many/proc" "$T/many/sys" > "$T/cfg/memz.conf"
 NETDATA_USER_CONFIG_DIR="$T/cfg" "$PLUGIN" 1 < /dev/null > "$T/m.out" 2> "$T/m.err" &
 mpid=$!
 PIDS="$PIDS $(nd_id $mpid)"

@@ -1,6 +1,7 @@
 /*
- * The breakdown's parts add up to MemTotal whatever the counters say, and
- * the estimated parts give way first when they overshoot.
+ * The breakdown's parts add up to MemTotal whatever the counters say, the
+ * residual is meminfo's alone, and the anonymous parts give way first when
+ * they overshoot.
  */
 #include <string.h>
 
@@ -31,7 +32,9 @@ int main(void)
 	m.vmalloc_used = 8;
 	m.percpu = 9;
 
-	memz_breakdown_compute(&m, 400, &b);
+	/* AnonPages splits into what the processes memz may not read hold
+	 * (their RssAnon) and the rest; the residual is meminfo's alone */
+	memz_breakdown_compute(&m, 400, 50, &b);
 	CHECK_U64(b.mem_total, 1000);
 	CHECK_U64(b.process_anon, 400);
 	CHECK_U64(b.hidden_anon, 50);
@@ -41,30 +44,55 @@ int main(void)
 	CHECK_U64(b.vmalloc_used, 8);
 	CHECK_U64(b.percpu, 9);
 
-	/* the processes' sum overshoots what is left: it gives way, nothing
-	 * is hidden and no residual remains */
-	memz_breakdown_compute(&m, 600, &b);
-	CHECK_U64(b.process_anon, 535);
+	/* the processes' figures, of other ages than the meminfo read,
+	 * overshoot AnonPages: the residual does not move (before, it took
+	 * the overshoot: 0); nothing is left to hide */
+	memz_breakdown_compute(&m, 600, 50, &b);
+	CHECK_U64(b.process_anon, 450);
 	CHECK_U64(b.hidden_anon, 0);
-	CHECK_U64(b.kernel_residual, 0);
+	CHECK_U64(b.kernel_residual, 85);
+	CHECK_U64(sum(&b), 1000);
+	/* or fall short of it: hidden takes no more than the unread
+	 * processes hold */
+	memz_breakdown_compute(&m, 100, 50, &b);
+	CHECK_U64(b.process_anon, 400);
+	CHECK_U64(b.hidden_anon, 50);
+	CHECK_U64(b.kernel_residual, 85);
+
+	/* nothing unread (root): all of AnonPages is the processes',
+	 * whatever their sum (before, 150 was called hidden) */
+	memz_breakdown_compute(&m, 300, 0, &b);
+	CHECK_U64(b.process_anon, 450);
+	CHECK_U64(b.hidden_anon, 0);
+	CHECK_U64(b.kernel_residual, 85);
+
+	/* the unread processes' RssAnon (an upper bound: fork-shared pages
+	 * count whole in each) beyond what the read ones leave: hidden is
+	 * what they leave, the read ones keep theirs */
+	memz_breakdown_compute(&m, 400, 900, &b);
+	CHECK_U64(b.process_anon, 400);
+	CHECK_U64(b.hidden_anon, 50);
+	CHECK_U64(b.kernel_residual, 85);
 	CHECK_U64(sum(&b), 1000);
 
-	/* AnonPages beyond what is left: hidden takes the rest */
+	/* AnonPages beyond what meminfo's parts leave: it takes the rest */
 	m.anon_pages = 900;
-	memz_breakdown_compute(&m, 400, &b);
-	CHECK_U64(b.hidden_anon, 135);
+	memz_breakdown_compute(&m, 400, 50, &b);
+	CHECK_U64(b.hidden_anon, 50);
+	CHECK_U64(b.process_anon, 485);
 	CHECK_U64(b.kernel_residual, 0);
 	CHECK_U64(sum(&b), 1000);
 
-	/* no AnonPages (old kernels): nothing is called hidden */
+	/* no AnonPages (old kernels): the processes' sum, nothing hidden */
 	m.has_anon_pages = false;
-	memz_breakdown_compute(&m, 400, &b);
+	memz_breakdown_compute(&m, 400, 50, &b);
+	CHECK_U64(b.process_anon, 400);
 	CHECK_U64(b.hidden_anon, 0);
 	CHECK_U64(b.kernel_residual, 135);
 
 	/* meminfo alone overshoots: free is trimmed */
 	m.mem_free = 700;
-	memz_breakdown_compute(&m, 400, &b);
+	memz_breakdown_compute(&m, 400, 50, &b);
 	CHECK_U64(b.free, 635);
 	CHECK_U64(b.process_anon, 0);
 	CHECK_U64(sum(&b), 1000);

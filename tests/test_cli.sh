@@ -52,7 +52,7 @@ expect_rc 0 $MEMZ --version
 # --- top: exact tables ------------------------------------------------------
 expect_rc 0 $MEMZ top $ROOT
 cat >"$TMP/want" <<'EOF'
-RAM 23.5 GiB: free 23.1 GiB, buffers 2.4 MiB, cached 245.6 MiB, slab 139.3 MiB, page tables 1.6 MiB, processes 51.8 MiB, hidden 0 B, kernel 27.0 MiB
+RAM 23.5 GiB: free 23.1 GiB, buffers 2.4 MiB, cached 245.6 MiB, slab 139.3 MiB, page tables 1.6 MiB, processes 13.1 MiB, hidden 0 B, kernel 65.7 MiB
 2 groups, 0 leak suspects
    PROCS         PSS         USS         RSS        SWAP        GROWTH LEAK    NAME
       2x    52.5 MiB    51.4 MiB    53.9 MiB     1.2 MiB             -         app
@@ -65,7 +65,7 @@ if tr -d '\n' <"$TMP/out" | grep -q "$(printf '\033')"; then fail "raw ESC in to
 
 expect_rc 0 $MEMZ top --bytes --processes $ROOT
 cat >"$TMP/want" <<'EOF'
-RAM 25276059648: free 24785580032, buffers 2535424, cached 257536000, slab 146100224, page tables 1675264, processes 54292480, hidden 0, kernel 28340224
+RAM 25276059648: free 24785580032, buffers 2535424, cached 257536000, slab 146100224, page tables 1675264, processes 13713408, hidden 0, kernel 68919296
 3 processes, 0 leak suspects
      PID         PSS         USS         RSS        SWAP        GROWTH LEAK    NAME
      100    54820864    53637120    56270848     1310720             -         app
@@ -390,7 +390,7 @@ grep -q 'nodir/base.json' "$TMP/err" || fail "json --out error does not name the
 # the same tree as its own baseline: nothing moved, nothing gone
 expect_rc 0 $MEMZ top --bytes --baseline "$TMP/base.json" $ROOT
 cat >"$TMP/want" <<WANT
-RAM 25276059648: free 24785580032, buffers 2535424, cached 257536000, slab 146100224, page tables 1675264, processes 54292480, hidden 0, kernel 28340224
+RAM 25276059648: free 24785580032, buffers 2535424, cached 257536000, slab 146100224, page tables 1675264, processes 13713408, hidden 0, kernel 68919296
 2 groups, 0 leak suspects
 since $TMP/base.json: 0 of its 2 groups gone (0 PSS then)
    PROCS         PSS         USS         RSS        SWAP       SINCE        GROWTH LEAK    NAME

@@ -53,6 +53,67 @@ static size_t values(struct memz_report *r, const struct memz_snapshot *s,
 	return cdm_report_values(v, collect, out);
 }
 
+/* Every value's type is one collectd's types.db defines, with as many data
+ * sources, and within their range (NaN is a gap): a type collectd does not
+ * know drops the value, one out of range stores NaN. Skipped where
+ * collectd is not installed (a package build). */
+static void check_types_db(const struct seen *out)
+{
+	const char *path = "/usr/share/collectd/types.db";
+	FILE *f = fopen(path, "r");
+	char line[1024];
+	size_t checked = 0;
+
+	if (!f) {
+		fprintf(stderr, "%s: absent, types not checked against it\n",
+			path);
+		return;
+	}
+	for (size_t i = 0; i < out->n && i < MAXV; i++) {
+		const struct cdm_value *v = &out->v[i];
+		bool found = false;
+
+		rewind(f);
+		while (fgets(line, sizeof line, f)) {
+			char name[64], *ds;
+			size_t n = 0;
+
+			if (sscanf(line, "%63s", name) != 1 || name[0] == '#' ||
+			    strcmp(name, v->type))
+				continue;
+			found = true;
+			ds = line + strlen(name);
+			for (char *tok = strtok(ds, ", \t\n"); tok;
+			     tok = strtok(NULL, ", \t\n"), n++) {
+				char *min = strchr(tok, ':');
+				double lo, hi;
+
+				CHECK(min && (min = strchr(min + 1, ':')));
+				if (!min || n >= (size_t)v->n)
+					continue;
+				lo = min[1] == 'U' ? -INFINITY : atof(min + 1);
+				min = strchr(min + 1, ':');
+				hi = !min || min[1] == 'U' ? INFINITY : atof(min + 1);
+				if (!isnan(v->v[n]) &&
+				    !(v->v[n] >= lo && v->v[n] <= hi)) {
+					fprintf(stderr, "%s/%s-%s = %g outside %g..%g\n",
+						v->plugin_instance, v->type,
+						v->type_instance, v->v[n], lo, hi);
+					CHECK(0);
+				}
+			}
+			CHECK_INT((int)n, v->n);
+			break;
+		}
+		if (!found)
+			fprintf(stderr, "type %s not in %s\n", v->type, path);
+		CHECK(found);
+		checked++;
+	}
+	fclose(f);
+	CHECK(checked > 0);
+}
+
 static void test_values(void)
 {
 	struct memz_report *r;
@@ -106,6 +167,7 @@ static void test_values(void)
 	CHECK_INT(n, out.n);
 	/* 8 breakdown + 3 psi (no full) + 2 node + 2 gauges + 3 groups * 11 */
 	CHECK_INT(out.n, 8 + 3 + 2 + 2 + 33);
+	check_types_db(&out);
 
 	CHECK(val(&out, "", "memory", "free") == 100);
 	CHECK(val(&out, "", "memory", "buffers") == 10);
@@ -121,7 +183,7 @@ static void test_values(void)
 	CHECK(find(&out, "", "percent", "psi_full_avg10") == NULL);
 	CHECK(val(&out, "node3", "memory", "used") == 700);
 	CHECK(val(&out, "node3", "memory", "free") == 200);
-	CHECK(val(&out, "", "gauge", "leak_suspects") == 2);
+	CHECK(val(&out, "", "count", "leak_suspects") == 2);
 	CHECK(val(&out, "", "gauge", "interval") == 0.5);
 
 	CHECK(val(&out, "a_b_c", "memory", "pss") == 4096);
@@ -130,9 +192,9 @@ static void test_values(void)
 	CHECK(val(&out, "a_b_c", "memory", "swap") == 1);
 	CHECK(val(&out, "a_b_c", "memory", "anon") == 1024);
 	CHECK(val(&out, "a_b_c", "gauge", "leak_alarm") == 2);
-	CHECK(val(&out, "a_b_c", "gauge", "leak_time_left") == 3000);
+	CHECK(val(&out, "a_b_c", "timeleft", "leak_time_left") == 3000);
 	CHECK(val(&out, "a_b_c", "gauge", "growth_rate") == -12.5);
-	CHECK(val(&out, "a_b_c", "gauge", "leak_confidence") == 40);
+	CHECK(val(&out, "a_b_c", "percent", "leak_confidence") == 40);
 	pc = find(&out, "a_b_c", "ps_count", "");
 	CHECK(pc != NULL);
 	if (pc) {
@@ -177,12 +239,14 @@ static void test_values(void)
 	g[2].name = "x y";
 	values(r, &s, &out);
 	CHECK_INT(out.n, 8 + 3 + 2 + 2 + 33);
+	check_types_db(&out);
 	CHECK(val(&out, "x_y", "memory", "pss") == 4096);
 	CHECK(val(&out, "x_y_2", "memory", "pss") == 10);
 	/* and two clean names never hide each other */
 	g[2].name = "x_z";
 	values(r, &s, &out);
 	CHECK_INT(out.n, 8 + 3 + 2 + 2 + 33);
+	check_types_db(&out);
 	CHECK(val(&out, "x_z", "memory", "pss") == 10);
 
 	/* with full PSI the three full lines follow */
@@ -346,6 +410,7 @@ static void test_alarm(void)
 	cdm_alarm(&g, &m);
 	CHECK_INT(m.severity, CDM_WARNING);
 	CHECK_STR(m.plugin_instance, "le_aky");
+	CHECK_STR(m.type, "gauge"); /* a level, not a count */
 	CHECK_STR(m.type_instance, "leak_alarm");
 	CHECK_STR(m.message, "[LEAK] group le_aky grows 256.0 KiB/s; at that "
 			     "rate memory runs out in 23 h (20.0 GiB left)");
@@ -508,12 +573,13 @@ static void test_oom(void)
 
 	CHECK_INT(memz_report_new(&r, memz_allocator_libc()), 0);
 	values(r, &s, &out);
-	CHECK(val(&out, "", "gauge", "time_to_oom") == 1500);
+	check_types_db(&out);
+	CHECK(val(&out, "", "timeleft", "time_to_oom") == 1500);
 	CHECK(val(&out, "", "memory", "available") == 370u << 20);
-	CHECK(val(&out, "", "gauge", "oom_kills") == 1);
-	CHECK(val(&out, "", "gauge", "oom_confidence") == 80);
-	CHECK(find(&out, "cg_box__x", "gauge", "time_to_oom") != NULL);
-	CHECK(isnan(val(&out, "cg_box__x", "gauge", "time_to_oom")));
+	CHECK(val(&out, "", "count", "oom_kills") == 1);
+	CHECK(val(&out, "", "percent", "oom_confidence") == 80);
+	CHECK(find(&out, "cg_box__x", "timeleft", "time_to_oom") != NULL);
+	CHECK(isnan(val(&out, "cg_box__x", "timeleft", "time_to_oom")));
 	CHECK(val(&out, "cg_box__x", "memory", "available") == 1 << 20);
 	CHECK(find(&out, "", "memory", "limit") == NULL); /* a detail */
 	memz_report_free(&r);
@@ -521,6 +587,7 @@ static void test_oom(void)
 	cdm_oom_forecast(m, &n);
 	CHECK_INT(n.severity, CDM_WARNING);
 	CHECK_STR(n.plugin_instance, "");
+	CHECK_STR(n.type, "timeleft"); /* the value's own type */
 	CHECK_STR(n.type_instance, "time_to_oom");
 	CHECK_STR(n.message, "[OOM in 25 min] memz-demo-leak grows 256 KiB/s "
 			     "(92% of the growth) and others; 370 MiB available");
@@ -558,6 +625,7 @@ static void test_oom(void)
 	cdm_oom_kill(k, &n);
 	CHECK_INT(n.severity, CDM_FAILURE);
 	CHECK_STR(n.plugin_instance, "cg_box");
+	CHECK_STR(n.type, "count");
 	CHECK_STR(n.type_instance, "oom_kills");
 	CHECK_STR(n.message, "[OOM KILL] leak_[2J (pid 77) in cgroup /box: PSS "
 			     "64.0 MiB, leak suspect (confidence 88%); sure 90%");

@@ -664,10 +664,95 @@ static void test_oom_scopes(void)
 	script_free(&s);
 }
 
+/* A CHART line's fields, quoted ('...' or "...") or bare, into f[]. */
+static size_t chart_fields(const char *line, char f[][128], size_t max)
+{
+	size_t n = 0;
+
+	while (*line && *line != '\n' && n < max) {
+		char q = 0;
+		size_t k = 0;
+
+		while (*line == ' ')
+			line++;
+		if (!*line || *line == '\n')
+			break;
+		if (*line == '\'' || *line == '"')
+			q = *line++;
+		while (*line && *line != '\n' &&
+		       (q ? *line != q : *line != ' ')) {
+			if (k < 127)
+				f[n][k++] = *line;
+			line++;
+		}
+		if (q && *line == q)
+			line++;
+		f[n++][k] = '\0';
+	}
+	return n;
+}
+
+/* The dashboard's menu: a group's own charts sit in a submenu of their
+ * own under "groups/", so a group named after one of memz's sections
+ * ("oom", "leaks", "ram", "memz", "groups") never merges into it; the
+ * time to OOM has a priority of its own, not the groups' charts'. */
+static void test_menu(void)
+{
+	static const char *const names[] = { "oom", "leaks", "ram", "memz",
+					     "groups" };
+	struct script s;
+	struct { char id[128], family[128]; long prio; } c[256];
+	size_t nc = 0;
+	struct memz_oom_view *o;
+
+	script_init(&s);
+	for (int i = 0; i < 5; i++)
+		group(&s, i, names[i], 10 + (uint64_t)i, true);
+	o = &s.snap.oom;
+	o->n_scopes = 1;
+	snprintf(o->scope[0].id, sizeof o->scope[0].id, "machine");
+	o->scope[0].seconds = 100;
+	cycle(&s, (int[]){ 0, 1, 2, 3, 4 }, 5);
+	for (const char *l = s.buf; l && *l; l = strchr(l, '\n'), l = l ? l + 1 : l) {
+		char f[16][128];
+
+		if (strncmp(l, "CHART ", 6) || chart_fields(l, f, 16) < 9 ||
+		    nc == sizeof c / sizeof c[0])
+			continue;
+		snprintf(c[nc].id, sizeof c[nc].id, "%s", f[1]);
+		snprintf(c[nc].family, sizeof c[nc].family, "%s", f[5]);
+		c[nc++].prio = atol(f[8]);
+	}
+	CHECK(nc > 15);
+	for (size_t i = 0; i < nc; i++) {
+		bool grp = !strncmp(c[i].id, "memz.grp_", 9);
+
+		if (grp)
+			CHECK(!strncmp(c[i].family, "groups/", 7));
+		for (size_t j = 0; j < nc; j++) {
+			bool grp2 = !strncmp(c[j].id, "memz.grp_", 9);
+
+			if (grp && !grp2 && !strcmp(c[i].family, c[j].family))
+				fprintf(stderr, "%s shares family %s with %s\n",
+					c[i].id, c[i].family, c[j].id);
+			CHECK(!(grp && !grp2 &&
+				!strcmp(c[i].family, c[j].family)));
+			/* the OOM charts' priorities are theirs alone */
+			if (i != j && !strncmp(c[i].id, "memz.time_to_oom", 16))
+				CHECK(c[i].prio != c[j].prio);
+			if (i != j && !strncmp(c[i].id, "memz.oom_kills", 14))
+				CHECK(c[i].prio != c[j].prio);
+		}
+	}
+	CHECK(strstr(s.buf, "\"groups/oom\" \"memz.group_mem\"") != NULL);
+	script_free(&s);
+}
+
 int main(void)
 {
 	test_cgroup_charts();
 	test_oom_scopes();
+	test_menu();
 	test_checker_rejects();
 	test_fixed_charts();
 	test_hostile_names();

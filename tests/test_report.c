@@ -10,6 +10,7 @@
 #include "check.h"
 #include "counting_alloc.h"
 #include "memz/report.h"
+#include "memz/table.h"
 
 #define NG (MEMZ_REPORT_MAX_GROUPS + 50) /* room past the cap */
 
@@ -116,6 +117,83 @@ static void test_tables(void)
 					    strlen(n));
 			CHECK(all[t]->s[i].label && *all[t]->s[i].label);
 		}
+}
+
+#define MiB (1024.0 * 1024.0)
+
+static void put_proc(struct memz_table *t, int pid, const char *name,
+		     double born, double pss)
+{
+	bool is_new;
+	struct memz_proc *p = memz_table_get(t, pid, 1, &is_new);
+
+	CHECK(p != NULL);
+	if (is_new)
+		p->born = born;
+	memz_table_set_name(t, p, name, strlen(name));
+	p->mem.pss = p->mem.rss = p->mem.pss_anon = (uint64_t)pss;
+	p->has_sample = true;
+}
+
+static bool in_view(const struct memz_report_view *rv, const char *name)
+{
+	for (size_t i = 0; i < rv->n_groups; i++)
+		if (!strcmp(rv->groups[i].g->name, name))
+			return true;
+	return false;
+}
+
+/*
+ * Publication is stable: a compiler that is the largest group for five
+ * seconds at a time never gets an id (a collectd file, a netdata
+ * dimension, for ever); a daemon found running publishes at once and stays
+ * while compilers push it out of TopGroups now and then; a linker that
+ * stays publishes once it is PublishAfter old; the daemon it pushes out
+ * leaves PublishHold after it was last among the largest; a group
+ * selected by Process publishes at once, however young and small.
+ * PublishAfter 0 is the old way: every compiler gets an id.
+ */
+static void test_stable(double after)
+{
+	struct memz_settings set;
+	struct memz_table *t;
+	struct memz_report *r;
+	struct memz_snapshot snap;
+	const struct memz_report_view *rv;
+	bool cc1_seen = false;
+
+	memz_settings_init(&set);
+	set.top_groups = 1;
+	set.publish_after = after;
+	CHECK(set.publish_hold == 300); /* the default */
+	memz_settings_set(&set, "Process", "picked", NULL, 0);
+	CHECK_INT(memz_table_new(&t, &set, memz_allocator_libc()), 0);
+	CHECK_INT(memz_report_new(&r, memz_allocator_libc()), 0);
+	memset(&snap, 0, sizeof snap);
+	for (int now = 0; now <= 600; now++) {
+		memz_table_begin(t, now);
+		put_proc(t, 10, "daemon", -INFINITY, 100 * MiB);
+		/* a new compiler every 10 s, 5 s each, the largest */
+		if (now < 200 && now % 10 < 5)
+			put_proc(t, 1000 + now / 10, "cc1", now - now % 10,
+				 200 * MiB);
+		if (now >= 10)
+			put_proc(t, 20, "picked", 10, 1 * MiB);
+		if (now >= 200)
+			put_proc(t, 30, "lto1", 200, 300 * MiB);
+		CHECK_INT(memz_table_end(t, &snap.view), 0);
+		CHECK_INT(memz_report_update(r, &snap, &rv), 0);
+		cc1_seen |= in_view(rv, "cc1");
+		CHECK(in_view(rv, "picked") == (now >= 10));
+		if (after)
+			CHECK(in_view(rv, "lto1") == (now >= 260));
+		/* first among the largest at 5, last at 199 */
+		CHECK(in_view(rv, "daemon") == (now >= 5 && now < 199 + 300));
+	}
+	CHECK(cc1_seen == !after);
+	CHECK((memz_report_id(r, "cc1") != NULL) == !after);
+	memz_report_free(&r);
+	memz_table_free(&t);
 }
 
 static void test_published_set(void)
@@ -437,6 +515,8 @@ int main(void)
 	test_oom_series();
 	test_scope_of();
 	test_published_set();
+	test_stable(60);
+	test_stable(0);
 	test_published_cap();
 	test_cap();
 	test_ids();

@@ -842,6 +842,64 @@ static void fixture_unreadable(void)
 	CHECK_INT(system(cmd), 0);
 }
 
+/* The breakdown is steady under churn: a process that started after the
+ * meminfo read, 300 MiB of anonymous memory meminfo does not hold yet (or
+ * a process's figure older or newer than the read), moves neither
+ * kernel_residual nor hidden_anon; process_anon stays AnonPages. */
+static void fixture_steady_breakdown(void)
+{
+	char tmp[] = "/tmp/memz-steady.XXXXXX", from[1024], to[1100],
+	     cmd[4096];
+	struct memz_settings set;
+	struct memz_sampler *s;
+	struct memz_snapshot snap;
+	uint64_t residual;
+
+	if (!mkdtemp(tmp)) {
+		CHECK(0);
+		return;
+	}
+	snprintf(to, sizeof to, "%s/t", tmp);
+	snprintf(from, sizeof from, "%s/tree1", MEMZ_FIXTURES);
+	CHECK_INT(copy_tree(from, to), 0);
+	memz_settings_init(&set);
+	settings_under(&set, to);
+	memz_settings_set(&set, "MaxOpenFiles", "0", NULL, 0);
+	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
+	if (!s)
+		return;
+	memz_snapshot_init(&snap);
+	CHECK_INT(memz_sampler_run(s, 1.0, &snap), 0);
+	residual = snap.br.kernel_residual;
+	CHECK_U64(residual, 2698240 * KiB);
+	CHECK_U64(snap.br.process_anon, 37888 * KiB);
+
+	snprintf(cmd, sizeof cmd,
+		 "cp -a '%s/proc/300' '%s/proc/700' && sed -i "
+		 "-e 's/^\\(Rss\\|Pss\\|Pss_Anon\\|Anonymous\\|Private_Dirty\\):.*/\\1: 307200 kB/' "
+		 "'%s/proc/700/smaps_rollup'", to, to, to);
+	CHECK_INT(system(cmd), 0);
+	CHECK_INT(memz_sampler_run(s, 2.0, &snap), 0);
+	CHECK(find_pid(&snap, 700) != NULL);
+	CHECK_U64(find_pid(&snap, 700)->mem.pss_anon, 307200 * KiB);
+	CHECK_U64(snap.br.kernel_residual, residual);
+	CHECK_U64(snap.br.hidden_anon, 0);
+	CHECK_U64(snap.br.process_anon, 37888 * KiB);
+	CHECK_U64(parts_sum(&snap.br), snap.br.mem_total);
+
+	/* and gone again: nothing is called hidden */
+	snprintf(cmd, sizeof cmd, "rm -rf '%s/proc/700' '%s/proc/300'", to, to);
+	CHECK_INT(system(cmd), 0);
+	CHECK_INT(memz_sampler_run(s, 3.0, &snap), 0);
+	CHECK(find_pid(&snap, 300) == NULL);
+	CHECK_U64(snap.br.kernel_residual, residual);
+	CHECK_U64(snap.br.hidden_anon, 0);
+	CHECK_U64(parts_sum(&snap.br), snap.br.mem_total);
+	memz_sampler_free(&s);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+	CHECK_INT(system(cmd), 0);
+}
+
 /* The breakdown adds up to MemTotal exactly, on a real capture. */
 static void fixture_real1(void)
 {
@@ -1039,6 +1097,7 @@ int main(void)
 	fixture_oom();
 	fixture_real1();
 	fixture_tree1();
+	fixture_steady_breakdown();
 	fixture_pid_reuse();
 	fixture_listing();
 	fixture_quiet_probes();

@@ -4,10 +4,11 @@
  *   free + buffers + cached + slab + page_tables
  *        + process_anon + hidden_anon + kernel_residual = MemTotal
  *
- * Everything but the last three is meminfo's. process_anon is the Pss_Anon
- * of the processes memz read (their file and shmem pages are in cached
- * already); hidden_anon is what AnonPages holds beyond that: processes memz
- * may not read. kernel_residual is what no counter names (vmalloc, driver
+ * Everything but the last three is meminfo's. process_anon + hidden_anon
+ * is AnonPages, of the same meminfo read (the processes' file and shmem
+ * pages are in cached already); hidden_anon is the part the processes memz
+ * may not read hold, process_anon the rest. kernel_residual is what no
+ * counter names (vmalloc, driver
  * and DMA buffers, socket queues); KernelStack, VmallocUsed and Percpu are
  * reported beside it, not inside the sum, because they overlap what the
  * kernel counts elsewhere. docs/design.md tells why each part is what it is.
@@ -28,12 +29,17 @@ struct memz_breakdown {
 };
 
 /*
- * The breakdown of m, given the processes' Pss_Anon sum. The kernel's
- * counters are read at slightly different moments, so the parts may
- * overshoot MemTotal: then process memory (the estimated part) gives way
- * first, hidden_anon next, and if meminfo alone overshoots, free.
+ * The breakdown of m, given the read processes' Pss_Anon sum (process_anon)
+ * and the RssAnon of the processes memz may not read (unread_anon, an upper
+ * bound of their Pss_Anon). With AnonPages, kernel_residual is meminfo's
+ * alone and the processes' figures, of different ages, only split
+ * AnonPages: hidden_anon is what the read processes leave of it, at most
+ * unread_anon (so as root, nothing unread, it is 0 whatever their ages),
+ * process_anon the rest. The kernel's counters are read at slightly
+ * different moments, so the parts may overshoot MemTotal: then the
+ * anonymous parts give way, and if meminfo alone overshoots, free.
  */
 void memz_breakdown_compute(const struct memz_meminfo *m, uint64_t process_anon,
-			    struct memz_breakdown *out);
+			    uint64_t unread_anon, struct memz_breakdown *out);
 
 #endif

@@ -13,8 +13,8 @@
  *     A host iterates a table; a series added to a table appears in every
  *     host. Values come out through memz_series_value(), which is finite
  *     whatever the snapshot holds (a NaN or an infinity becomes 0).
- *   - the groups published: those the table reports (TopGroups, Process,
- *     ProcessMatch) or flags as leaking, in the snapshot's order (largest PSS
+ *   - the groups published: those the table reports (TopGroups once
+ *     PublishAfter old, Process, ProcessMatch: table.h) or flags as leaking, in the snapshot's order (largest PSS
  *     first), at most MEMZ_REPORT_MAX_GROUPS. Suspects come first: the
  *     leaking groups take the places they need (up to the cap) and the
  *     reported ones share what is left, so TopGroups 1000 never hides a
@@ -75,7 +75,9 @@ enum memz_unit {
 	MEMZ_UNIT_SCORE,       /* 0..100, a judgement (leak confidence) */
 	MEMZ_UNIT_USEC,
 	MEMZ_UNIT_SECONDS,
+	MEMZ_UNIT_TIME_LEFT,   /* s until something runs out, >= 0 */
 	MEMZ_UNIT_COUNT,
+	MEMZ_UNIT_LEVEL,       /* a state: 0, 1, 2, ... (an alarm's level) */
 	MEMZ_UNIT_PROCESSES,   /* a group's members */
 	MEMZ_UNIT_THREADS,
 	MEMZ_UNIT_FLAG,        /* 0 or 1 */

@@ -52,6 +52,8 @@ struct memz_settings {
 	int top_groups;
 	struct memz_strlist process;       /* exact group names, always reported */
 	struct memz_strlist process_match; /* POSIX extended regexes, likewise */
+	double publish_after; /* s a top group must hold its place first */
+	double publish_hold;  /* s a published group stays after it falls out */
 	double cgroup_refresh; /* s between reads of a cgroup's memory files */
 
 	/* what it may cost */

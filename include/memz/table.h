@@ -107,7 +107,10 @@ struct memz_group {
 	unsigned members;
 	long threads;
 	uint64_t pss, uss, rss, swap, anon; /* anon = Pss_Anon */
-	bool reported; /* in TopGroups, or selected by Process/ProcessMatch */
+	/* selected by Process/ProcessMatch, or among the TopGroups largest
+	 * and PublishAfter old (and since, until PublishHold after it fell
+	 * out): what every host publishes besides leak suspects (report.h) */
+	bool reported;
 	struct memz_detector det;
 	/* whether its leak (or its most urgent member's) is worth a host
 	 * alarm (alarm.h); kept by the sampler */

@@ -18,13 +18,27 @@ static void emit1(cdm_emit_fn emit, void *ctx, const char *pi,
 	emit(ctx, &x);
 }
 
-/* collectd's stock types: bytes are "memory", shares of time "percent",
- * every other figure a "gauge" (memory and bytes would store a negative
- * rate as NaN); a group's members and threads go together as "ps_count". */
+/* collectd's stock types (types.db), so that graphs, thresholds and
+ * consumers know what a value is: bytes are "memory", shares and scores of
+ * 0 to 100 "percent", a time until something runs out "timeleft", a count
+ * "count", every other figure a "gauge" (a rate may be negative, which
+ * memory would store as NaN; a level is no count); a group's members and
+ * threads go together as "ps_count". */
 static const char *type_of(enum memz_unit u)
 {
-	return u == MEMZ_UNIT_BYTES ? "memory" :
-	       u == MEMZ_UNIT_PERCENT ? "percent" : "gauge";
+	switch (u) {
+	case MEMZ_UNIT_BYTES:
+		return "memory";
+	case MEMZ_UNIT_PERCENT:
+	case MEMZ_UNIT_SCORE:
+		return "percent";
+	case MEMZ_UNIT_TIME_LEFT:
+		return "timeleft";
+	case MEMZ_UNIT_COUNT:
+		return "count";
+	default:
+		return "gauge";
+	}
 }
 
 /* A table's series as type instances, each name after prefix. */
@@ -194,11 +208,12 @@ static void fmt_duration(double s, char *buf, size_t len)
 /* out, emptied, for the scope at path (id: its instance), the machine's
  * when path is "": whether it is the machine's. */
 static bool oom_notif(struct cdm_oom_notif *out, enum cdm_severity severity,
-		      const char *type_instance, const char *path,
-		      const char *id)
+		      const char *type, const char *type_instance,
+		      const char *path, const char *id)
 {
 	memset(out, 0, sizeof *out);
 	out->severity = severity;
+	out->type = type;
 	out->type_instance = type_instance;
 	if (!path[0]) {
 		snprintf(out->scope, sizeof out->scope, "machine");
@@ -213,7 +228,7 @@ void cdm_oom_forecast(const struct memz_oom_scope *sc, struct cdm_oom_notif *out
 {
 	char when[32], avail[32], rate[32], where[CDM_MESSAGE_MAX / 2 + 16];
 	bool machine = oom_notif(out, sc->warn ? CDM_WARNING : CDM_OKAY,
-				 "time_to_oom", sc->path, sc->id);
+				 "timeleft", "time_to_oom", sc->path, sc->id);
 
 	out->seconds = sc->seconds;
 	out->rate_bps = sc->growth_bps;
@@ -260,6 +275,7 @@ void cdm_alarm(const struct memz_group *g, struct cdm_oom_notif *out)
 	out->severity = a->level >= MEMZ_ALARM_CRITICAL ? CDM_FAILURE :
 			a->level >= MEMZ_ALARM_WARNING	? CDM_WARNING :
 							  CDM_OKAY;
+	out->type = "gauge";
 	out->type_instance = "leak_alarm";
 	memz_sanitize_id(name, strlen(name), out->plugin_instance,
 			 sizeof out->plugin_instance);
@@ -290,6 +306,7 @@ void cdm_alarm_gone(const struct memz_event *e, struct cdm_oom_notif *out)
 
 	memset(out, 0, sizeof *out);
 	out->severity = CDM_OKAY;
+	out->type = "gauge";
 	out->type_instance = "leak_alarm";
 	out->seconds = NAN;
 	memz_sanitize_id(name, strlen(name), out->plugin_instance,
@@ -303,7 +320,7 @@ void cdm_alarm_gone(const struct memz_event *e, struct cdm_oom_notif *out)
 void cdm_oom_kill(const struct memz_oom_kill *k, struct cdm_oom_notif *out)
 {
 	char where[CDM_MESSAGE_MAX / 2 + 16], pss[32], leak[48];
-	bool machine = oom_notif(out, CDM_FAILURE, "oom_kills", k->scope,
+	bool machine = oom_notif(out, CDM_FAILURE, "count", "oom_kills", k->scope,
 				 k->scope_id);
 
 	out->known = k->known;

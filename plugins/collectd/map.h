@@ -62,8 +62,8 @@ void cdm_leakpart(const struct memz_leakpart *lp, struct cdm_notif *out);
 /*
  * Time to OOM and the OOM kill, as notifications. A forecast that falls
  * under OomWarn is a WARNING, one that clears or rises above it an OKAY
- * (type gauge, type instance time_to_oom); a kill is a FAILURE (type
- * gauge, type instance oom_kills). The machine's have no plugin instance,
+ * (type timeleft, type instance time_to_oom); a kill is a FAILURE (type
+ * count, type instance oom_kills). The machine's have no plugin instance,
  * a cgroup's is its scope id. For example
  *
  *   [OOM in 25 min] memz-demo-leak grows 256 KiB/s (92% of the growth); 370 MiB available
@@ -74,7 +74,8 @@ enum cdm_severity { CDM_OKAY, CDM_WARNING, CDM_FAILURE };
 struct cdm_oom_notif {
 	enum cdm_severity severity;
 	char plugin_instance[CDM_INSTANCE_MAX];
-	const char *type_instance;
+	/* the type and type instance of the value it is about */
+	const char *type, *type_instance;
 	char message[CDM_MESSAGE_MAX];
 	char scope[CDM_MESSAGE_MAX / 2]; /* label-safe; "machine" */
 	char name[CDM_INSTANCE_MAX];     /* label-safe; the driver or victim */

@@ -166,7 +166,7 @@ static void notify_oom(const struct cdm_oom_notif *m)
 
 	notif_head(&n, m->severity == CDM_OKAY    ? NOTIF_OKAY :
 		       m->severity == CDM_FAILURE ? NOTIF_FAILURE : NOTIF_WARNING,
-		   m->plugin_instance, "gauge", m->type_instance, m->message);
+		   m->plugin_instance, m->type, m->type_instance, m->message);
 	plugin_notification_meta_add_string(&n, "scope", m->scope);
 	plugin_notification_meta_add_string(&n, "name", m->name);
 	plugin_notification_meta_add_signed_int(&n, "pid", m->pid);
@@ -215,7 +215,7 @@ static void notify_alarm(const struct cdm_oom_notif *m)
 	notif_head(&n, m->severity == CDM_OKAY	   ? NOTIF_OKAY :
 		       m->severity == CDM_FAILURE ? NOTIF_FAILURE :
 						    NOTIF_WARNING,
-		   m->plugin_instance, "gauge", m->type_instance, m->message);
+		   m->plugin_instance, m->type, m->type_instance, m->message);
 	plugin_notification_meta_add_string(&n, "name", m->name);
 	plugin_notification_meta_add_double(&n, "rate_bps", m->rate_bps);
 	plugin_notification_meta_add_double(&n, "seconds", m->seconds);

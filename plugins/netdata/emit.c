@@ -285,8 +285,11 @@ static const struct {
 static void instance_chart(const struct memz_nd_emitter *e, const char *id,
 			   const char *label, enum inst_chart c, bool obsolete)
 {
+	/* the family is the dashboard's submenu: "groups/" keeps a group
+	 * named "oom" or "leaks" out of memz's own sections, and sorts the
+	 * groups together beside "groups" */
 	fprintf(e->out,
-		"CHART memz.grp_%s_%s '' \"%s %s\" \"%s\" \"%s\" \"%s\" %s %d %d '%s' %s %s\n",
+		"CHART memz.grp_%s_%s '' \"%s %s\" \"%s\" \"groups/%s\" \"%s\" %s %d %d '%s' %s %s\n",
 		id, icharts[c].suffix, icharts[c].title, label,
 		icharts[c].units, label, icharts[c].context, icharts[c].type,
 		MEMZ_ND_PRIORITY + icharts[c].prio, e->update_every,
@@ -361,9 +364,11 @@ static void declare_scope(struct memz_nd_emitter *e, const char *id,
 	FILE *f = e->out;
 
 	memz_sanitize_label(what, strlen(what), label, sizeof label);
+	/* right after the RAM (0, 1), before the groups' charts (10 on):
+	 * the forecast is what an operator looks for first */
 	scope_chart(e, "time_to_oom", id,
 		    "Time until memory runs out at the leaks' rate", label,
-		    "seconds", MEMZ_ND_PRIORITY + 40, options);
+		    "seconds", MEMZ_ND_PRIORITY + 2, options);
 	fprintf(f, "DIMENSION time_to_oom \"time to OOM\" absolute 1 1 \"\"\n");
 	/* OomWarn exists once, in memz's settings: the shipped alarm reads
 	 * it from here */
@@ -371,7 +376,7 @@ static void declare_scope(struct memz_nd_emitter *e, const char *id,
 		fprintf(f, "VARIABLE CHART oom_warn = %.*f\n",
 			warn_s == floor(warn_s) ? 0 : 3, warn_s);
 	scope_chart(e, "oom_kills", id, "Processes the OOM killer killed",
-		    label, "kills/s", MEMZ_ND_PRIORITY + 41, options);
+		    label, "kills/s", MEMZ_ND_PRIORITY + 3, options);
 	fprintf(f, "DIMENSION kills \"kills\" incremental 1 1 \"\"\n");
 }
 

@@ -43,10 +43,12 @@ cd_init() {
 	CD_MEMZ=""
 	# The helpers leak from birth, and 256 KiB/s alarms only after it has
 	# stood: the defaults (a young process is not judged for LeakWarmup,
-	# a verdict alarms after LeakAlarmAfter) would make every test wait
+	# a verdict alarms after LeakAlarmAfter, one of the largest is
+	# published once PublishAfter old) would make every test wait
 	# minutes. it_quickstart runs the defaults.
 	CD_MEMZ_TEST="  LeakWarmup 0
-  LeakAlarmAfter 5"
+  LeakAlarmAfter 5
+  PublishAfter 0"
 	CD_MEMZ_LOAD="LoadPlugin memz"
 	CD_SOCKET_GROUP="root"
 }

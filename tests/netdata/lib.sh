@@ -88,11 +88,13 @@ nd_setup() {
 		nd_fail "cannot set up netdata in $_d"
 	# The helpers leak from birth, and a leak alarms only after it has
 	# stood: the defaults (a young process is not judged for LeakWarmup,
-	# a verdict alarms after LeakAlarmAfter) would make every test wait
+	# a verdict alarms after LeakAlarmAfter, one of the largest is
+	# published once PublishAfter old) would make every test wait
 	# minutes. A test adds its own lines (>>); it_quickstart runs the
 	# defaults.
 	printf '[memz]\n%s\n' "${ND_MEMZ_CONF-LeakWarmup = 0
-LeakAlarmAfter = 5}" > "$_d/etc/memz.conf"
+LeakAlarmAfter = 5
+PublishAfter = 0}" > "$_d/etc/memz.conf"
 	# Debian's netdata-core ships no system-info.sh; without it 1.37.1's
 	# stream sender frees a pointer it never allocated and the child
 	# aborts (munmap_chunk) on connecting. The stub fills every field.
