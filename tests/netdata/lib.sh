@@ -260,7 +260,7 @@ nd_plugin_pid() {
 nd_memz_complaints() {
 	_l=$(nd_log "$1")
 	[ -f "$_l" ] || return 1
-	grep -E 'PLUGINSD\[memz\]|thread=PD\[memz\]|^memz\.plugin:|memz\.plugin: |memz.plugin.*(exit|disabl|restart)' \
+	grep -E 'PLUGINSD\[memz\]|thread=PD\[memz\]|memz\.plugin:|memz.plugin.*(exit|disabl|restart)' \
 		"$_l" |
 		grep -Ev 'thread created with task id|set name of thread|connected to .*memz.plugin. running on pid'
 }
