@@ -18,7 +18,8 @@
 # - keepalive: at update every 150 netdata hears nothing from memz between
 #   collections but its PLUGIN_KEEPALIVE lines, and still stores the next
 #   point, 150 s after the first, from the same plugin process (netdata
-#   stops a plugin silent for 120 s).
+#   2.10.4 stops reading a plugin silent for 120 s: the 2 * 60 s read
+#   timeout in src/plugins.d/pluginsd_parser.c).
 # Prints what each step took.
 set -u
 . "$top_srcdir/tests/netdata/lib.sh"
