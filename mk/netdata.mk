@@ -106,3 +106,6 @@ INTEGRATION_TESTS += tests/it_netdata_stream.sh
 EXTRA_DIST += tests/it_netdata_stream.sh
 INTEGRATION_TESTS += tests/it_netdata_priv.sh tests/it_netdata_nocaps.sh
 EXTRA_DIST += tests/it_netdata_priv.sh tests/it_netdata_nocaps.sh
+# the same plugin under a netdata 2.x (configure --with-netdata2)
+INTEGRATION_TESTS += tests/it_netdata2.sh
+EXTRA_DIST += tests/it_netdata2.sh

@@ -24,6 +24,9 @@
 #                     alarms
 #   --no-memz         memz.plugin off (a streaming parent)
 #   --proc            netdata's proc plugin on
+#   --major 1|2       the netdata's major version (default 1): 2.x names
+#                     its logs differently and has no error.log (a plugin's
+#                     stderr lands in DIR/log/collector.log)
 
 memz_netdata_install() {
 	_mni_build=$1
@@ -51,6 +54,7 @@ memz_netdata_conf() {
 	_mnc_lib=""
 	_mnc_memz=yes
 	_mnc_proc=no
+	_mnc_major=1
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--user) _mnc_user=$2; shift ;;
@@ -58,6 +62,7 @@ memz_netdata_conf() {
 		--netdata-lib) _mnc_lib=$2; shift ;;
 		--no-memz) _mnc_memz=no ;;
 		--proc) _mnc_proc=yes ;;
+		--major) _mnc_major=$2; shift ;;
 		*) echo "memz_netdata_conf: unknown option $1" >&2; return 2 ;;
 		esac
 		shift
@@ -82,6 +87,19 @@ memz_netdata_conf() {
 		return 1
 	[ -z "$_mnc_alarms" ] ||
 		cp "$_mnc_alarms" "$_mnc_d/etc/health.d/memz.conf" || return 1
+	# 1.37.1 writes error.log; 2.x splits its log by source and has its
+	# registry directory under its compiled-in prefix unless told
+	if [ "$_mnc_major" = 1 ]; then
+		_mnc_logs="access log = none"
+		_mnc_dirs=""
+	else
+		_mnc_logs="daemon = $_mnc_d/log/daemon.log
+    collector = $_mnc_d/log/collector.log
+    health = $_mnc_d/log/health.log
+    access = off"
+		_mnc_dirs="
+    registry = $_mnc_d/lib/registry"
+	fi
 	cat > "$_mnc_d/netdata.conf" <<EOF
 [global]
     run as user = $_mnc_user
@@ -97,9 +115,9 @@ memz_netdata_conf() {
     log = $_mnc_d/log
     home = $_mnc_d/lib
     health config = $_mnc_d/etc/health.d
-    stock health config = $_mnc_health
+    stock health config = $_mnc_health$_mnc_dirs
 [logs]
-    access log = none
+    $_mnc_logs
 [web]
     bind to = 127.0.0.1:$_mnc_port
 [registry]
@@ -120,5 +138,7 @@ memz_netdata_conf() {
     idlejitter = no
     statsd = no
     timex = no
+[statsd]
+    enabled = no
 EOF
 }

@@ -10,10 +10,35 @@
 #   5. make distcheck: the release tarball builds out of tree, passes its
 #      tests, and installs and uninstalls cleanly.
 # Exits non-zero on the first failing stage; each failing test names itself.
+#
+# Before stage 1 it builds a netdata 2.x (v2.10.4, offline) for the 2.x
+# tests into /opt/memz-netdata2 (NETDATA2_PREFIX), with build.sh from
+# MEMZ_NETDATA2_SRC (default: the first of ../shared/netdata2 beside the
+# checkout and /work/shared/netdata2 that exists). The prefix is a cache:
+# build.sh returns at once when it holds a build of the same tarball. With
+# neither the folder nor a built prefix the 2.x tests skip, saying why.
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
 "$src/scripts/install-deps.sh"
 cd "$src"
+
+NETDATA2_PREFIX=${NETDATA2_PREFIX:-/opt/memz-netdata2}
+if [ -z "${MEMZ_NETDATA2_SRC:-}" ]; then
+	for d in "$src/../shared/netdata2" /work/shared/netdata2; do
+		if [ -f "$d/build.sh" ]; then MEMZ_NETDATA2_SRC=$d; break; fi
+	done
+fi
+if [ -n "${MEMZ_NETDATA2_SRC:-}" ]; then
+	echo "=== memz: netdata 2.x in $NETDATA2_PREFIX (from $MEMZ_NETDATA2_SRC) ==="
+	t=$(date +%s)
+	sh "$MEMZ_NETDATA2_SRC/build.sh" "$NETDATA2_PREFIX"
+	echo "netdata 2.x ready after $(( $(date +%s) - t )) s"
+elif [ ! -x "$NETDATA2_PREFIX/usr/sbin/netdata" ]; then
+	echo "=== memz: no netdata 2.x (no MEMZ_NETDATA2_SRC, nothing in $NETDATA2_PREFIX): its tests will skip ==="
+fi
+# configure reads it: the 2.x tests run where it holds a netdata
+[ -x "$NETDATA2_PREFIX/usr/sbin/netdata" ] && export NETDATA2_PREFIX ||
+	unset NETDATA2_PREFIX
 autoreconf -fi >/dev/null
 
 jobs=$(nproc 2>/dev/null || echo 2)

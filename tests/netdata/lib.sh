@@ -4,6 +4,11 @@
 # netdata it needs, and installs `trap nd_cleanup EXIT` so every daemon it
 # started is stopped by pid, whatever happens. Waits poll against deadlines;
 # nothing sleeps for a fixed time hoping something is ready.
+#
+# Both netdata versions: NETDATA_BIN is Debian's 1.37.1 (configure's
+# netdata), NETDATA2_BIN a netdata 2.x (configure --with-netdata2), which
+# a test picks with nd_need_netdata2. ND_MAJOR (1 or 2) follows NETDATA_BIN
+# and chooses the health file, the log layout and how a function is called.
 
 . "$top_srcdir/scripts/netdata-conf.sh"
 
@@ -15,12 +20,28 @@ nd_skip() { echo "SKIP: $*"; exit 77; }
 nd_fail() {
 	echo "FAIL: $*" >&2
 	for d in $ND_DIRS; do
-		if [ -f "$d/log/error.log" ]; then
-			echo "--- $d/log/error.log (memz lines, last 20)" >&2
-			grep -i memz "$d/log/error.log" | tail -n 20 >&2
+		_l=$(nd_log "$d")
+		if [ -f "$_l" ]; then
+			echo "--- $_l (memz lines, last 20)" >&2
+			grep -i memz "$_l" | tail -n 20 >&2
 		fi
 	done
 	exit 1
+}
+
+# nd_major: 1 or 2, the major version of NETDATA_BIN (NETDATA_MAJOR, which
+# overrides what make install reads, is not for the tests).
+nd_major() {
+	[ -n "${ND_MAJOR:-}" ] ||
+		ND_MAJOR=$(NETDATA_MAJOR="" sh "$top_srcdir/scripts/netdata-major.sh" "$NETDATA_BIN")
+	echo "$ND_MAJOR"
+}
+
+# nd_log DIR: the log that holds netdata's lines about its plugins and a
+# plugin's stderr: error.log on 1.x, collector.log on 2.x.
+nd_log() {
+	if [ "${ND_MAJOR:-1}" = 2 ]; then echo "$1/log/collector.log"
+	else echo "$1/log/error.log"; fi
 }
 
 nd_now_ms() { date +%s%3N; }
@@ -81,9 +102,11 @@ nd_setup() {
 	nd_install "$_d"
 	# netdata drops to its user before reading most of this tree
 	for _p in "$_d" "$(dirname "$_d")"; do chmod 755 "$_p"; done
+	nd_major > /dev/null
 	# shellcheck disable=SC2046
 	memz_netdata_conf "$_d" "$2" "$3" --user "${ND_USER:-netdata}" \
-		--alarms "$top_srcdir/conf/netdata/health.d/memz-netdata1.conf" \
+		--major "$ND_MAJOR" \
+		--alarms "$top_srcdir/conf/netdata/health.d/memz-netdata$ND_MAJOR.conf" \
 		$([ "${4:-}" = noplugin ] && echo --no-memz) ||
 		nd_fail "cannot set up netdata in $_d"
 	# The helpers leak from birth, and a leak alarms only after it has
@@ -176,6 +199,43 @@ nd_cleanup() {
 	return 0
 }
 
+# nd_need_netdata2: NETDATA_BIN becomes the netdata 2.x configure found;
+# skip, saying where one comes from, when there is none.
+nd_need_netdata2() {
+	[ -n "${NETDATA2_BIN:-}" ] ||
+		nd_skip "no netdata 2.x (configure --with-netdata2=PREFIX; scripts/test-all.sh builds one into /opt/memz-netdata2 from MEMZ_NETDATA2_SRC)"
+	[ -x "$NETDATA2_BIN" ] || nd_skip "no netdata 2.x at $NETDATA2_BIN"
+	NETDATA_BIN=$NETDATA2_BIN
+	ND_MAJOR=""
+	nd_major > /dev/null
+	[ "$ND_MAJOR" = 2 ] ||
+		nd_skip "$NETDATA2_BIN is not netdata 2.x: $("$NETDATA2_BIN" -V 2>&1 | head -n 1)"
+	nd_need_netdata
+}
+
+# nd_claim DIR: before nd_start, make the agent in DIR "claimed" (a node id
+# on disk, no cloud connection), so that netdata 2.x writes its MCP key
+# DIR/lib/mcp_dev_preview_api_key, the one way to call a function that
+# requires a signed-in user without Netdata Cloud.
+nd_claim() {
+	mkdir -p "$1/lib/cloud.d" &&
+	cat /proc/sys/kernel/random/uuid > "$1/lib/cloud.d/claimed_id" &&
+	chown -R "${ND_USER:-netdata}:" "$1/lib/cloud.d"
+}
+
+# nd_mcp DIR PORT ID ARGS-JSON: call execute_function through the MCP
+# endpoint of the claimed netdata in DIR with arguments ARGS-JSON (node,
+# function, selections...); prints the JSON-RPC answer (one line, from the
+# server-sent `data:` lines). 1: no answer.
+nd_mcp() {
+	_k=$(cat "$1/lib/mcp_dev_preview_api_key" 2> /dev/null) || return 1
+	curl -sf --max-time 30 -H 'Content-Type: application/json' \
+		-H 'Accept: application/json, text/event-stream' \
+		-d "{\"jsonrpc\":\"2.0\",\"id\":$3,\"method\":\"tools/call\",\"params\":{\"name\":\"execute_function\",\"arguments\":$4}}" \
+		"http://127.0.0.1:$2/mcp?api_key=$_k" |
+	sed -n 's/^data: //p' | grep -F '"jsonrpc"' | head -n 1 | grep .
+}
+
 # nd_need_netdata: skip unless a netdata binary was found at configure time.
 nd_need_netdata() {
 	[ -n "${NETDATA_BIN:-}" ] && [ -x "$NETDATA_BIN" ] ||
@@ -190,19 +250,27 @@ nd_need_netdata() {
 	command -v getcap > /dev/null || nd_skip "no getcap"
 }
 
-# nd_plugin_pid DIR: pid of the memz.plugin that netdata in DIR runs.
+# nd_plugin_pid DIR: pid of the memz.plugin that netdata in DIR runs (a
+# child of netdata on 1.x, of its spawn-plugins helper on 2.x; the plugin's
+# path names DIR, so no other test's plugin matches).
 nd_plugin_pid() {
-	pgrep -P "$(cat "$1/pid")" -f "$1/plugins/memz.plugin" | head -n 1
+	if [ "${ND_MAJOR:-1}" = 2 ]; then
+		pgrep -x -f "$1/plugins/memz.plugin [0-9]+" | head -n 1
+	else
+		pgrep -P "$(cat "$1/pid")" -f "$1/plugins/memz.plugin" | head -n 1
+	fi
 }
 
 # nd_memz_complaints DIR: print netdata's lines about memz.plugin other than
 # its normal start-up, and the plugin's own stderr; exit 0 if there are any.
 # The temp dir and hostnames contain "memz" too, so only the plugin thread's
-# name and the plugin's own prefix are matched.
+# name (1.x PLUGINSD[memz], 2.x PD[memz]) and the plugin's own prefix are
+# matched; 2.x logs nothing about a plugin that starts normally.
 nd_memz_complaints() {
-	[ -f "$1/log/error.log" ] || return 1
-	grep -E 'PLUGINSD\[memz\]|memz\.plugin:|memz.plugin.*(exit|disabl|restart)' \
-		"$1/log/error.log" |
+	_l=$(nd_log "$1")
+	[ -f "$_l" ] || return 1
+	grep -E 'PLUGINSD\[memz\]|thread=PD\[memz\]|memz\.plugin:|memz.plugin.*(exit|disabl|restart)' \
+		"$_l" |
 		grep -Ev 'thread created with task id|set name of thread|connected to .*memz.plugin. running on pid'
 }
 
