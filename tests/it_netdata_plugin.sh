@@ -162,7 +162,9 @@ mkdir -p "$T/host/etc" "$T/hostcfg"
 ln -s "$top_srcdir/tests/fixtures/tree1/proc" "$T/host/proc"
 ln -s "$top_srcdir/tests/fixtures/tree1/sys" "$T/host/sys"
 cp "$top_srcdir/tests/fixtures/users/passwd" "$T/host/etc/passwd"
-echo 'GroupBy = user' > "$T/hostcfg/memz.conf"
+# (PublishAfter 0: alice's process is younger than a minute by the
+# fixture's uptime, and this is about names, not publication)
+printf 'GroupBy = user\nPublishAfter = 0\n' > "$T/hostcfg/memz.conf"
 NETDATA_USER_CONFIG_DIR="$T/hostcfg" NETDATA_HOST_PREFIX="$T/host" \
 	timeout 1.5 "$PLUGIN" 1 < /dev/null > "$T/hu.out" 2>/dev/null
 users=$(awk '/^BEGIN memz.group_pss/ { on = 1; next } /^END/ { if (on) exit }
