@@ -82,7 +82,9 @@ int memz_users_parse(struct memz_users *us, const char *buf, size_t len,
 		line++;
 		p = le + 1;
 	}
-	qsort(u, n, sizeof *u, by_uid_line);
+	/* an empty file leaves no array: qsort wants one */
+	if (n > 1)
+		qsort(u, n, sizeof *u, by_uid_line);
 	for (size_t i = 0; i < n; i++)
 		if (!kept || u[kept - 1].uid != u[i].uid)
 			u[kept++] = u[i];
