@@ -24,9 +24,10 @@
 set -u
 . "$top_srcdir/tests/netdata/lib.sh"
 nd_need_netdata2
+[ -z "${MEMZ_SKIP_NETDATA2:-}" ] || nd_skip "MEMZ_SKIP_NETDATA2: $MEMZ_SKIP_NETDATA2"
 # automake's distcheck builds in $(distdir)/_build/sub: the release check
 # is about the tarball, and the five minutes this takes (most of them the
-# keepalive's) are spent in the werror and sanitizer stages already
+# keepalive's) are spent in the werror stage already
 case "$(cd "$top_builddir" && pwd -P)" in
 "$(cd "$top_srcdir" && pwd -P)"/_build/*) nd_skip "under make distcheck" ;;
 esac
