@@ -36,6 +36,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			memz_table_end(t, &snap.view);
 		}
 	}
+	/* every field a host does not set is zero (no budget, no bound) */
+	memset(&ctx, 0, sizeof ctx);
 	ctx.snap = size && data[0] & 1 ? &snap : NULL;
 	ctx.proc_root = "/nonexistent/memz-fuzz";
 	ctx.update_every = 1;
