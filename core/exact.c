@@ -288,10 +288,32 @@ static int64_t anon_delta(const struct memz_proc *p, uint64_t page_size)
 	       anon_of(&mz_pe(p)->statm_at_exact, page_size);
 }
 
-/* PSS as estimated from the last exact read and statm since. */
-static uint64_t estimated_pss(const struct memz_proc *p, uint64_t page_size)
+/*
+ * statm as it stood when the exact read r was taken. The probe reads statm
+ * early in a cycle and the exact read comes when the budget reaches the
+ * process, so one that moved in between (a batch spike freed) left statm
+ * describing another moment: kept as the base of the estimates, it read
+ * the busy host's spiky leaker 48 MiB low, clamped to 0, for seconds until
+ * its next exact read. Resident pages are what both count (statm from the
+ * process's counters, r from its page tables or status), so a gap wider
+ * than the counters' per-CPU lag is movement, and r's own resident and
+ * anonymous figures stand for statm then. Within the lag statm is kept, so
+ * a process that then holds still reads as unchanged.
+ */
+#define STATM_LAG_PAGES 256
+static struct memz_statm_pages statm_at_read(const struct memz_proc *p,
+					     const struct memz_rollup *r,
+					     uint64_t page_size)
 {
-	return add_clamped(from_kib(mz_pe(p)->exact.pss), anon_delta(p, page_size));
+	struct memz_statm_pages m = mz_pe(p)->statm_last;
+	uint64_t res = r->rss / page_size, anon = r->anonymous / page_size;
+	uint64_t lag = res / 64 > STATM_LAG_PAGES ? res / 64 : STATM_LAG_PAGES;
+
+	if ((res > m.resident ? res - m.resident : m.resident - res) <= lag)
+		return m;
+	m.resident = res > UINT32_MAX ? UINT32_MAX : (uint32_t)res;
+	m.shared = anon < m.resident ? m.resident - (uint32_t)anon : 0;
+	return m;
 }
 
 /* A process's series between two exact reads follows statm; what statm
@@ -301,12 +323,17 @@ static uint64_t estimated_pss(const struct memz_proc *p, uint64_t page_size)
  * instead of counting as growth. A process read every cycle has no
  * estimated samples in between and keeps its exact series. */
 static void rebase_on_exact(struct memz_proc *p, const struct memz_rollup *r,
+			    const struct memz_statm_pages *at,
 			    uint64_t page_size)
 {
+	int64_t d_anon = anon_of(at, page_size) -
+			 anon_of(&mz_pe(p)->statm_at_exact, page_size);
+
 	if (mz_pe(p)->has_exact && mz_pe(p)->cycles_since_exact > 0)
 		memz_detector_rebase(&p->det,
 				     (double)r->pss -
-					     (double)estimated_pss(p, page_size));
+					     (double)add_clamped(from_kib(mz_pe(p)->exact.pss),
+								 d_anon));
 }
 
 /* The status estimate, and a step of the walk. The figure the last walk
@@ -317,6 +344,7 @@ static int read_big(struct memz_sampler *s, struct memz_proc *p,
 		    struct memz_rollup *r, struct memz_pstatus *st)
 {
 	struct memz_rollup prev;
+	struct memz_statm_pages at;
 	uint64_t shared = 0, err_prev, err;
 	int rc = read_status_estimate(s, p, r, st);
 
@@ -334,7 +362,8 @@ static int read_big(struct memz_sampler *s, struct memz_proc *p,
 		return 0;
 	}
 	apply_walk(r, st, true, shared, &err);
-	rebase_on_exact(p, &prev, s->page_size);
+	at = statm_at_read(p, &prev, s->page_size);
+	rebase_on_exact(p, &prev, &at, s->page_size);
 	memz_detector_rebase(&p->det, (double)r->pss - (double)prev.pss);
 	/* and its group's, which sums it (the group of last cycle: should it
 	 * move this very cycle, the move's own rebase is off by the switch) */
@@ -355,6 +384,7 @@ static int exact_read(struct memz_sampler *s, struct memz_proc *p,
 {
 	struct memz_rollup r;
 	struct memz_pstatus st;
+	struct memz_statm_pages at;
 	double c0 = thread_cpu();
 	size_t len;
 	/* statm unchanged since the last exact read: resident did not move,
@@ -379,14 +409,15 @@ static int exact_read(struct memz_sampler *s, struct memz_proc *p,
 	if (!estimate)
 		p->pss_error = 0;
 	mz_pe(p)->cost_s = (float)(mz_pe(p)->cost_s > 0 ? 0.7 * mz_pe(p)->cost_s + 0.3 * *cost : *cost);
-	rebase_on_exact(p, &r, s->page_size);
+	at = statm_at_read(p, &r, s->page_size);
+	rebase_on_exact(p, &r, &at, s->page_size);
 	p->mem = r;
 	mz_pe(p)->exact.rss = kib32(r.rss);
 	mz_pe(p)->exact.pss = kib32(r.pss);
 	mz_pe(p)->exact.pss_anon = kib32(r.pss_anon);
 	mz_pe(p)->exact.anonymous = kib32(r.anonymous);
 	mz_pe(p)->exact.private_dirty = kib32(r.private_dirty);
-	mz_pe(p)->statm_at_exact = mz_pe(p)->statm_last;
+	mz_pe(p)->statm_at_exact = at;
 	mz_pe(p)->exact_t = s->now;
 	mz_pe(p)->has_exact = true;
 	mz_pe(p)->cycles_since_exact = 0;

@@ -37,7 +37,8 @@ static int write_file(const char *dir, const char *name, const char *text)
 	return fclose(f);
 }
 
-static void rollup_text(char *buf, size_t cap, unsigned pss_kb)
+/* a rollup of rss_kb resident, 100 MiB of it anonymous, pss_kb PSS */
+static void rollup_text(char *buf, size_t cap, unsigned rss_kb, unsigned pss_kb)
 {
 	snprintf(buf, cap,
 		 "555556304000-7ffd3b9ae000 ---p 00000000 00:00 0 [rollup]\n"
@@ -46,7 +47,7 @@ static void rollup_text(char *buf, size_t cap, unsigned pss_kb)
 		 "Shared_Dirty:  0 kB\nPrivate_Clean:  0 kB\n"
 		 "Private_Dirty:  %u kB\nAnonymous:  %u kB\nSwap:  0 kB\n"
 		 "SwapPss:  0 kB\n",
-		 pss_kb, pss_kb, pss_kb, pss_kb, pss_kb);
+		 rss_kb, pss_kb, pss_kb, 100 * 1024, 100 * 1024);
 }
 
 static void rebase_at_exact(void)
@@ -66,9 +67,9 @@ static void rebase_at_exact(void)
 		 MEMZ_FIXTURES, MEMZ_FIXTURES, tmp);
 	CHECK_INT(system(cmd), 0);
 	snprintf(pdir, sizeof pdir, "%s/proc/1185", tmp);
-	/* 100 MiB anonymous, flat */
-	CHECK_INT(write_file(pdir, "statm", "30000 25600 0 211 0 25600 0\n"), 0);
-	rollup_text(buf, sizeof buf, 100 * 1024);
+	/* 100 MiB anonymous and 50 MiB shared with many, flat */
+	CHECK_INT(write_file(pdir, "statm", "40000 38400 12800 211 0 25600 0\n"), 0);
+	rollup_text(buf, sizeof buf, 150 * 1024, 100 * 1024);
 	CHECK_INT(write_file(pdir, "smaps_rollup", buf), 0);
 
 	memz_settings_init(&set);
@@ -88,7 +89,7 @@ static void rebase_at_exact(void)
 	for (t = 1; t <= 30; t++) {
 		if (t == 5) {
 			/* sharers left: PSS up 50 MiB, statm unchanged */
-			rollup_text(buf, sizeof buf, 150 * 1024);
+			rollup_text(buf, sizeof buf, 150 * 1024, 150 * 1024);
 			CHECK_INT(write_file(pdir, "smaps_rollup", buf), 0);
 		}
 		CHECK_INT(memz_sampler_run(s, t, &snap), 0);

@@ -386,6 +386,54 @@ static void fixture_quiet_probes(void)
 	watched_close(tmp, &s, &snap);
 }
 
+/*
+ * A process that moved between the cycle's statm probe and its exact read
+ * (the probe saw a 48 MiB batch spike, the read came after its free): the
+ * read's statm is its own resident and anonymous figures, not the probe's,
+ * so statm still showing the spike reads as 48 MiB more than the read
+ * (without statm_at_read: as unchanged, 48 MiB low, and once the spike is
+ * freed clamped to 0, as the busy host's spiky leaker read for seconds).
+ */
+static void fixture_moved_between_reads(void)
+{
+	char tmp[] = "/tmp/memz-moved.XXXXXX", to[1100];
+	struct memz_sampler *s;
+	struct memz_snapshot snap;
+	const struct memz_proc *p;
+
+	s = watched_open(tmp, to, sizeof to, no_exact, &snap);
+	if (!s)
+		return;
+	put_file(to, "proc/200/statm", "22464 15680 832 577 0 14856 0\n");
+	CHECK_INT(memz_sampler_run(s, 1, &snap), 0);
+	p = find_pid(&snap, 200);
+	CHECK(p && mz_pe(p)->statm_last.resident == 15680);
+	CHECK(p && mz_pe(p)->statm_at_exact.resident == 3392 &&
+	      mz_pe(p)->statm_at_exact.shared == 832);
+	CHECK_INT(memz_sampler_run(s, 2, &snap), 0);
+	p = find_pid(&snap, 200);
+	CHECK(p && p->mem.pss == (11520 + 49152) * KiB &&
+	      p->mem.rss == (13568 + 49152) * KiB);
+	put_file(to, "proc/200/statm", "10176 3392 832 577 0 2568 0\n");
+	CHECK_INT(memz_sampler_run(s, 3, &snap), 0);
+	p = find_pid(&snap, 200);
+	CHECK(p && p->mem.pss == 11520 * KiB && p->mem.rss == 13568 * KiB);
+	watched_close(tmp, &s, &snap);
+
+	/* a gap within the counters' lag keeps the probe's statm, so a
+	 * process that then holds still reads as unchanged */
+	strcpy(tmp, "/tmp/memz-moved.XXXXXX");
+	s = watched_open(tmp, to, sizeof to, no_exact, &snap);
+	if (!s)
+		return;
+	put_file(to, "proc/200/statm", "10176 3400 832 577 0 2568 0\n");
+	CHECK_INT(memz_sampler_run(s, 1, &snap), 0);
+	p = find_pid(&snap, 200);
+	CHECK(p && mz_pe(p)->statm_at_exact.resident == 3400 &&
+	      mz_pe(p)->statm_at_exact.shared == 832);
+	watched_close(tmp, &s, &snap);
+}
+
 /* pid's directory in the copy at to goes: its exit, without kept fds. */
 static void remove_pid(const char *to, int pid)
 {
@@ -849,7 +897,7 @@ static void fixture_unreadable(void)
 static void fixture_steady_breakdown(void)
 {
 	char tmp[] = "/tmp/memz-steady.XXXXXX", from[1024], to[1100],
-	     cmd[4096];
+	     cmd[6144];
 	struct memz_settings set;
 	struct memz_sampler *s;
 	struct memz_snapshot snap;
@@ -877,7 +925,9 @@ static void fixture_steady_breakdown(void)
 	snprintf(cmd, sizeof cmd,
 		 "cp -a '%s/proc/300' '%s/proc/700' && sed -i "
 		 "-e 's/^\\(Rss\\|Pss\\|Pss_Anon\\|Anonymous\\|Private_Dirty\\):.*/\\1: 307200 kB/' "
-		 "'%s/proc/700/smaps_rollup'", to, to, to);
+		 "'%s/proc/700/smaps_rollup' && "
+		 "echo '77000 76800 0 289 0 76800 0' >'%s/proc/700/statm'",
+		 to, to, to, to);
 	CHECK_INT(system(cmd), 0);
 	CHECK_INT(memz_sampler_run(s, 2.0, &snap), 0);
 	CHECK(find_pid(&snap, 700) != NULL);
@@ -1101,6 +1151,7 @@ int main(void)
 	fixture_pid_reuse();
 	fixture_listing();
 	fixture_quiet_probes();
+	fixture_moved_between_reads();
 	fixture_churn();
 	fixture_kthread_exit();
 	fixture_container_exit();
