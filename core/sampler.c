@@ -222,26 +222,32 @@ static uint32_t pages32(uint64_t v)
 	return v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
 }
 
-/* read_statm in pages: the figures change detection keeps. */
-static int probe_statm(struct memz_sampler *s, struct memz_proc *p)
+/* read_statm in pages: the figures change detection keeps. *exec: its
+ * text size changed since the last probe, which only an exec does. */
+static int probe_statm(struct memz_sampler *s, struct memz_proc *p, bool *exec)
 {
 	struct memz_statm sm;
 	int rc = read_statm(s, p, &sm);
 
+	*exec = false;
 	if (rc)
 		return rc;
 	p->vm_size = sm.size * s->page_size;
 	if (pages32(sm.resident) == mz_pe(p)->statm_last.resident &&
 	    pages32(sm.shared) == mz_pe(p)->statm_last.shared &&
-	    pages32(sm.data) == mz_pe(p)->statm_last.data) {
+	    pages32(sm.data) == mz_pe(p)->statm_last.data &&
+	    pages32(sm.text) == mz_pe(p)->statm_last.text) {
 		if (mz_pe(p)->quiet_probes < 2 * QUIET_PROBES)
 			mz_pe(p)->quiet_probes++;
 		return 0;
 	}
+	*exec = mz_pe(p)->statm_last.text &&
+		pages32(sm.text) != mz_pe(p)->statm_last.text;
 	mz_pe(p)->quiet_probes = 0;
 	mz_pe(p)->statm_last.resident = pages32(sm.resident);
 	mz_pe(p)->statm_last.shared = pages32(sm.shared);
 	mz_pe(p)->statm_last.data = pages32(sm.data);
+	mz_pe(p)->statm_last.text = pages32(sm.text);
 	return 0;
 }
 
@@ -262,22 +268,41 @@ static void read_cgroup(struct memz_sampler *s, struct memz_proc *p)
 		p->memcg_v1 = version == 1;
 }
 
-/* A process is first seen as its parent forked it, often before it
- * exec'd or joined its cgroup; a suspect's name and cgroup are what a
- * forecast and an OOM kill report, so they are read again once when it
- * is flagged (suspects are few). */
-static void recheck_suspect(struct memz_sampler *s, struct memz_proc *p)
+/* Its name (stat, for this process only: the start time must match) and
+ * memory cgroup read again. */
+static void reread_identity(struct memz_sampler *s, struct memz_proc *p)
 {
 	struct memz_pstat ps;
 	size_t len;
 
-	if (!p->det.verdict.leak || mz_pe(p)->rechecked)
-		return;
-	mz_pe(p)->rechecked = true;
 	if (!memz_pidfiles_read(&s->files, p->pid, "stat", &len) &&
 	    !memz_parse_stat(s->files.buf, len, &ps) && ps.start_time == p->start)
 		memz_table_set_name(s->table, p, ps.comm, strlen(ps.comm));
 	read_cgroup(s, p);
+}
+
+/* A process is first seen as its parent forked it, sometimes before it
+ * exec'd or joined its cgroup (systemd moves a service between its fork
+ * and its exec), and a kept statm fd means its stat is not read again. So
+ * its name and cgroup are read again: at its next probe when it was first
+ * seen young, which an exec of the same binary needs (a shell running a
+ * script: the comm changes, the text does not); when its text size
+ * changes, which only an exec does (the busy host's redis-server stayed
+ * "planted", its spawner, for 36 minutes); and once when it is flagged,
+ * since a suspect's name and cgroup are what a forecast and an OOM kill
+ * report. */
+#define YOUNG_S 2.0
+static void recheck_identity(struct memz_sampler *s, struct memz_proc *p,
+			     bool exec)
+{
+	bool suspect = p->det.verdict.leak && !mz_pe(p)->rechecked;
+
+	if (!exec && !suspect && !mz_pe(p)->young_seen)
+		return;
+	if (suspect)
+		mz_pe(p)->rechecked = true;
+	mz_pe(p)->young_seen = false;
+	reread_identity(s, p);
 }
 
 /* What a process is, read once when it is first seen. */
@@ -408,6 +433,7 @@ static struct memz_proc *discover(struct memz_sampler *s, int pid, int *rc)
 	p->born = born(s, p);
 	s->st->new_procs++;
 	read_identity(s, p);
+	mz_pe(p)->young_seen = s->now - p->born < YOUNG_S;
 	return p;
 }
 
@@ -460,7 +486,7 @@ static int attach_cgroups(struct memz_sampler *s,
 static struct memz_proc *probe(struct memz_sampler *s, int pid)
 {
 	struct memz_proc *p = memz_table_find(s->table, pid), *known;
-	bool is_new;
+	bool is_new, exec;
 	int rc;
 
 	if (p && p->kernel_thread && !s->span_pid &&
@@ -473,10 +499,10 @@ static struct memz_proc *probe(struct memz_sampler *s, int pid)
 		return p;
 	}
 	if (p && mz_pe(p)->statm_fd >= 0 && !s->span_pid) {
-		rc = probe_statm(s, p);
+		rc = probe_statm(s, p, &exec);
 		if (!rc) {
 			memz_table_get(s->table, pid, p->start, &is_new);
-			recheck_suspect(s, p);
+			recheck_identity(s, p, exec);
 			return p;
 		}
 		if (!vanished(rc))
@@ -499,9 +525,13 @@ static struct memz_proc *probe(struct memz_sampler *s, int pid)
 	if (mz_pe(p)->statm_fd < 0)
 		mz_pe(p)->statm_fd = memz_pidfiles_keep(&s->files, pid, "statm",
 						 s->files.fd_budget - MZ_WALK_FDS);
-	if (probe_statm(s, p))
+	/* its name was read just now: only a suspect's cgroup is due */
+	if (probe_statm(s, p, &exec))
 		return NULL;
-	recheck_suspect(s, p);
+	if (p->det.verdict.leak && !mz_pe(p)->rechecked) {
+		mz_pe(p)->rechecked = true;
+		read_cgroup(s, p);
+	}
 	return p;
 }
 

@@ -17,6 +17,7 @@
 /* statm in pages, only what change detection and the estimate use */
 struct memz_statm_pages {
 	uint32_t resident, shared, data;
+	uint32_t text; /* changes only with an exec (sampler.c, probe_statm) */
 };
 
 /* the figures of the last exact read that the estimate moves, in KiB (smaps
@@ -59,6 +60,8 @@ struct mz_proc_entry {
 	bool no_access;  /* smaps_rollup refused once: not retried */
 	bool announced;  /* a leak event went out for it, a clear has not */
 	bool rechecked;  /* name and cgroup re-read since it was flagged */
+	bool young_seen; /* first seen within YOUNG_S of its fork: its name
+			  * and cgroup are read again at its next probe */
 	bool settled;    /* its PSS held still for LeakSettle once */
 	bool ignored;    /* LeakIgnore, or one of memz's own: never judged */
 	struct memz_proc *hnext, *lnext;

@@ -434,6 +434,62 @@ static void fixture_moved_between_reads(void)
 	watched_close(tmp, &s, &snap);
 }
 
+/* tree1's pid 300 line of stat, as pid with comm, started at ticks */
+static void put_stat(const char *to, int pid, const char *comm, int ticks)
+{
+	char rel[64], text[512];
+
+	snprintf(rel, sizeof rel, "proc/%d/stat", pid);
+	snprintf(text, sizeof text, "%d (%s) S 1 %d %d 0 -1 4194560 100 0 0 0 9 21 0 0 20 0 1 0 %d 6684672 544 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n", pid, comm,
+		 pid, pid, ticks);
+	put_file(to, rel, text);
+}
+
+/*
+ * A process seen before its exec keeps no wrong name: one first seen
+ * young has its name read again at its next probe (an exec of the same
+ * binary, as a shell running a script, changes no statm figure), and any
+ * process whose text size changes (an exec of another binary) at once.
+ * Without it the busy host's redis-server stayed "planted", its spawner.
+ */
+static void fixture_exec_names(void)
+{
+	char tmp[] = "/tmp/memz-exec.XXXXXX", to[1100], cmd[2400];
+	struct memz_sampler *s;
+	struct memz_snapshot snap;
+	const struct memz_proc *p;
+
+	s = watched_open(tmp, to, sizeof to, no_exact, &snap);
+	if (!s)
+		return;
+	/* uptime 100 s: 400 forked half a second ago */
+	snprintf(cmd, sizeof cmd, "cp -a '%s/proc/300' '%s/proc/400'", to, to);
+	CHECK_INT(system(cmd), 0);
+	put_stat(to, 400, "planted", 9950);
+	CHECK_INT(memz_sampler_run(s, 1, &snap), 0);
+	p = find_pid(&snap, 400);
+	CHECK(p && !strcmp(p->name, "planted"));
+	put_stat(to, 400, "redis-server", 9950);
+	CHECK_INT(memz_sampler_run(s, 2, &snap), 0);
+	p = find_pid(&snap, 400);
+	CHECK(p && !strcmp(p->name, "redis-server"));
+
+	/* 300, ten seconds old, execs make: its text is make's */
+	put_stat(to, 300, "make", 9000);
+	put_file(to, "proc/300/statm", "1632 544 288 301 0 264 0\n");
+	CHECK_INT(memz_sampler_run(s, 3, &snap), 0);
+	p = find_pid(&snap, 300);
+	CHECK(p && !strcmp(p->name, "make") && mz_pe(p)->exec_t == 3);
+	/* but stat is not read each cycle for a name: a comm set by the
+	 * process itself (prctl) shows at its next exec or flag */
+	put_stat(to, 300, "renamed", 9000);
+	put_file(to, "proc/300/statm", "1632 600 288 301 0 320 0\n");
+	CHECK_INT(memz_sampler_run(s, 4, &snap), 0);
+	p = find_pid(&snap, 300);
+	CHECK(p && !strcmp(p->name, "make"));
+	watched_close(tmp, &s, &snap);
+}
+
 /* pid's directory in the copy at to goes: its exit, without kept fds. */
 static void remove_pid(const char *to, int pid)
 {
@@ -1152,6 +1208,7 @@ int main(void)
 	fixture_listing();
 	fixture_quiet_probes();
 	fixture_moved_between_reads();
+	fixture_exec_names();
 	fixture_churn();
 	fixture_kthread_exit();
 	fixture_container_exit();
