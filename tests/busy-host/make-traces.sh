@@ -37,10 +37,12 @@ trap 'rm -rf "$tmp"' EXIT
 # boot-clock time of the trace's t = 0, from every row's start and age
 b0=$(awk -F, -v hz="$hz" 'NR > 2 && $12 != "" { s += $3 / hz + $12 - $1; n++ }
 	END { printf "%.3f", s / n }' "$trace")
-# every process once: pid start name first_t last_t
+# every process once: pid start name first_t last_t, by the name it had
+# last (a workload spawned through `planted spawn` may be seen before its
+# exec, under planted's name)
 awk -F, 'NR > 2 { k = $2 "," $3
-	if (!(k in f)) { f[k] = $1; n[k] = $4; o[++c] = k }
-	l[k] = $1 }
+	if (!(k in f)) { f[k] = $1; o[++c] = k }
+	n[k] = $4; l[k] = $1 }
 	END { for (i = 1; i <= c; i++) { k = o[i]; split(k, a, ",")
 		print a[1], a[2], n[k], f[k], l[k] } }' "$trace" >"$tmp/procs"
 last_t=$(tail -n 1 "$trace" | cut -d, -f1)
