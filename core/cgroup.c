@@ -26,6 +26,27 @@ static bool lists(const char *s, const char *e, const char *w)
 	return false;
 }
 
+/* A path too long for out, as "#<hash of the whole path>:<its head>": a
+ * process must still be grouped by its cgroup (by its comm, which it sets
+ * itself, it could join any group it names), and never by a cut path,
+ * which is some other cgroup's, maybe a real ancestor's. No cgroup path
+ * starts with '#', so the form is never read as one nor taken for a
+ * shorter path; two long paths that share the head differ by the hash of
+ * the rest, and two with different heads by the head. */
+static int cut_path(const char *s, size_t n, char *out, size_t outlen)
+{
+	uint64_t h = 14695981039346656037ull;
+	int k;
+
+	if (outlen < MEMZ_CGROUP_CUT_MIN)
+		return -ENAMETOOLONG;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	k = snprintf(out, outlen, "#%016llx:", (unsigned long long)h);
+	memcpy(out + k, s, outlen - 1 - (size_t)k);
+	out[outlen - 1] = '\0';
+	return 0;
+}
 
 int memz_cgroup_of_proc(const char *buf, size_t len, char *out,
 			size_t outlen, int *version)
@@ -76,11 +97,16 @@ int memz_cgroup_of_proc(const char *buf, size_t len, char *out,
 	}
 copy:
 	n = (size_t)(e - s);
-	if (outlen == 0 || n > outlen - 1)
-		return -ENAMETOOLONG;
-	memcpy(out, s, n);
-	out[n] = '\0';
-	return 0;
+	/* the kernel names every cgroup from its root: anything else would
+	 * be a key no cgroup has, and '#' starts the cut form below */
+	if (!n || *s != '/')
+		return -EINVAL;
+	if (outlen && n <= outlen - 1) {
+		memcpy(out, s, n);
+		out[n] = '\0';
+		return 0;
+	}
+	return cut_path(s, n, out, outlen);
 }
 
 /* v1 reports "unlimited" as LONG_MAX rounded down to a page; no machine

@@ -521,8 +521,14 @@ static const char *group_key(const struct memz_table *t,
 			k = p->exe;
 		break;
 	case MEMZ_GROUP_CGROUP:
-		if (p->cgroup)
-			k = p->cgroup;
+		/* never the comm, which a process sets itself and could make
+		 * "/system.slice": one whose cgroup is unknown groups apart,
+		 * under a key that is no cgroup path (cgroup.h) */
+		if (!p->cgroup) {
+			*klen = sizeof MEMZ_TABLE_NO_CGROUP - 1;
+			return MEMZ_TABLE_NO_CGROUP;
+		}
+		k = p->cgroup;
 		break;
 	case MEMZ_GROUP_USER:
 		k = memz_users_name(&t->users, p->uid);

@@ -55,6 +55,138 @@ static void proc_lines(void)
 		  -EINVAL);
 	CHECK_INT(memz_cgroup_of_proc(v2, strlen(v2), out, 8, &version),
 		  -ENAMETOOLONG);
+	/* the kernel names a cgroup from its root */
+	CHECK_INT(memz_cgroup_of_proc("0::x\n", 5, out, sizeof out, &version),
+		  -EINVAL);
+	CHECK_INT(memz_cgroup_of_proc("0::\n", 4, out, sizeof out, &version),
+		  -EINVAL);
+}
+
+/* A path longer than the buffer: a key of its own, "#<hash>:<head>", no
+ * path (not an ancestor's, not a shorter cgroup's), and two long paths
+ * that share their head still two keys. */
+static void long_paths(void)
+{
+	char a[400], b[400], out[256], out2[256];
+	int version = -1;
+
+	memset(a, 'x', sizeof a);
+	memcpy(a, "0::/system.slice/", 17);
+	a[sizeof a - 1] = '\n';
+	memcpy(b, a, sizeof b);
+	b[sizeof b - 2] = 'y';
+	CHECK_INT(memz_cgroup_of_proc(a, sizeof a, out, sizeof out, &version),
+		  0);
+	CHECK_INT(version, 2);
+	CHECK_INT(strlen(out), sizeof out - 1);
+	CHECK_INT(out[0], '#');
+	CHECK_INT(out[17], ':');
+	CHECK(!strncmp(out + 18, "/system.slice/xxx", 17));
+	CHECK_INT(memz_cgroup_of_proc(b, sizeof b, out2, sizeof out2,
+				      &version), 0);
+	CHECK(strcmp(out, out2) != 0);
+	CHECK(!strcmp(out + 17, out2 + 17));
+	/* the same path, the same key */
+	CHECK_INT(memz_cgroup_of_proc(b, sizeof b, out, sizeof out, &version),
+		  0);
+	CHECK_STR(out, out2);
+	/* one that just fits is itself */
+	CHECK_INT(memz_cgroup_of_proc(a, 3 + 255, out, sizeof out, &version),
+		  0);
+	CHECK_INT(out[0], '/');
+	CHECK_INT(memz_cgroup_of_proc(a, 3 + 256, out, sizeof out, &version),
+		  0);
+	CHECK_INT(out[0], '#');
+	CHECK_INT(memz_cgroup_of_proc(a, sizeof a, out, MEMZ_CGROUP_CUT_MIN,
+				      &version), 0);
+	CHECK_INT(strlen(out), MEMZ_CGROUP_CUT_MIN - 1);
+	CHECK_INT(memz_cgroup_of_proc(a, sizeof a, out, MEMZ_CGROUP_CUT_MIN - 1,
+				      &version), -ENAMETOOLONG);
+}
+
+static const struct memz_group *group_of(const struct memz_snapshot *s,
+					 int pid)
+{
+	for (size_t i = 0; i < s->view.n_procs; i++)
+		if (s->view.procs[i]->pid == pid)
+			return s->view.procs[i]->group;
+	return NULL;
+}
+
+/*
+ * GroupBy cgroup through the sampler: a process in a cgroup whose path is
+ * 256 bytes or more, and one whose cgroup file is malformed, both calling
+ * themselves "/system.slice" (comm is theirs to set), never join the real
+ * /system.slice group: the first is grouped by its own cgroup's cut key,
+ * the second apart from every cgroup.
+ */
+static void posing_comm(void)
+{
+	char tmp[] = "/tmp/memz-cgpose-XXXXXX", cmd[2048], path[256];
+	char longpath[320];
+	struct memz_settings set;
+	struct memz_sampler *s;
+	struct memz_snapshot snap;
+	const struct memz_group *g16, *g17, *g18;
+	FILE *f;
+
+	CHECK(mkdtemp(tmp) != NULL);
+	memset(longpath, 'a', sizeof longpath);
+	memcpy(longpath, "/user.slice/user-1000.slice/user@1000.service/", 46);
+	longpath[sizeof longpath - 1] = '\0';
+	snprintf(cmd, sizeof cmd,
+		 "cp -r '%s/cgroup-v2/proc' '%s/cgroup-v2/sys' '%s/' && cd '%s/proc' && "
+		 "for p in 16 17 18; do cp -r 10 $p && "
+		 "sed -i \"s|^10 (nginx) S 1 10 10|$p (/system.slice) S 1 $p $p|\" $p/stat && "
+		 "sed -i \"s|^\\(Tgid\\|Pid\\):.*|\\1:\t$p|\" $p/status; done",
+		 MEMZ_FIXTURES, MEMZ_FIXTURES, tmp, tmp);
+	CHECK_INT(system(cmd), 0);
+	snprintf(path, sizeof path, "%s/proc/16/cgroup", tmp);
+	CHECK((f = fopen(path, "w")) != NULL);
+	if (f) {
+		fprintf(f, "0::%s\n", longpath);
+		fclose(f);
+	}
+	snprintf(path, sizeof path, "%s/proc/17/cgroup", tmp);
+	CHECK((f = fopen(path, "w")) != NULL);
+	if (f) {
+		fputs("0::/system.slice\n", f);
+		fclose(f);
+	}
+	snprintf(path, sizeof path, "%s/proc/18/cgroup", tmp);
+	CHECK((f = fopen(path, "w")) != NULL);
+	if (f) {
+		fputs("garbage\n", f);
+		fclose(f);
+	}
+
+	memz_settings_init(&set);
+	snprintf(path, sizeof path, "%s/proc", tmp);
+	CHECK_INT(memz_settings_set(&set, "ProcRoot", path, NULL, 0), 0);
+	snprintf(path, sizeof path, "%s/sys", tmp);
+	CHECK_INT(memz_settings_set(&set, "SysRoot", path, NULL, 0), 0);
+	CHECK_INT(memz_settings_set(&set, "GroupBy", "cgroup", NULL, 0), 0);
+	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
+	memz_snapshot_init(&snap);
+	CHECK_INT(memz_sampler_run(s, 1000, &snap), 0);
+	g16 = group_of(&snap, 16);
+	g17 = group_of(&snap, 17);
+	g18 = group_of(&snap, 18);
+	CHECK(g16 && g17 && g18);
+	if (g16 && g17 && g18) {
+		CHECK_STR(g17->name, "/system.slice");
+		CHECK_INT(g17->members, 1);
+		CHECK_INT(g16->name[0], '#');
+		CHECK(strstr(g16->name, ":/user.slice/user-1000.slice/") != NULL);
+		CHECK_INT(g16->members, 1);
+		CHECK(g16->cgroup == NULL);
+		CHECK_STR(g18->name, MEMZ_TABLE_NO_CGROUP);
+		CHECK_INT(g18->members, 1);
+	}
+	memz_snapshot_release(&snap);
+	memz_sampler_free(&s);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+	CHECK_INT(system(cmd), 0);
 }
 
 static void parse_files(void)
@@ -349,6 +481,7 @@ static void not_by_cgroup(void)
 int main(void)
 {
 	proc_lines();
+	long_paths();
 	parse_files();
 	hierarchy("cgroup-v2", 2, "/fs/cgroup");
 	hierarchy("cgroup-v1", 1, "/fs/cgroup/memory");
@@ -362,5 +495,6 @@ int main(void)
 	published("cgroup-v1");
 	published("cgroup-hybrid");
 	not_by_cgroup();
+	posing_comm();
 	return check_status();
 }

@@ -102,8 +102,15 @@ struct memz_proc {
 	struct memz_detector det;
 };
 
+/* GroupBy cgroup: the group of the processes whose cgroup is unknown (its
+ * file unread or malformed). Not a cgroup path, nor ever a process's name:
+ * a comm is never a group's key there. */
+#define MEMZ_TABLE_NO_CGROUP "(no cgroup)"
+
 struct memz_group {
-	const char *name; /* interned; for GroupBy=none the process name */
+	/* interned; for GroupBy=none the process name, for GroupBy cgroup
+	 * the cgroup path (or cgroup.h's cut form of a long one) */
+	const char *name;
 	unsigned members;
 	long threads;
 	uint64_t pss, uss, rss, swap, anon; /* anon = Pss_Anon */
