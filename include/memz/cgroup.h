@@ -175,7 +175,9 @@ void memz_cgroups_free(struct memz_cgroups **c);
  * The entry for path at time now: found, or made (parsing its name and
  * reading the container's name once), its memory re-read if refresh has
  * passed. *out is NULL when the path is not a cgroup path or the cache is
- * full. 0 or -ENOMEM.
+ * full. Docker's file is read with the capabilities in effect and parsed
+ * with none (privilege.h's memz_priv_suspend()). 0, -ENOMEM, or -EPERM
+ * when they could not be put back after the parse.
  */
 int memz_cgroups_get(struct memz_cgroups *c, const char *path, double now,
 		     const struct memz_cgroup **out);
