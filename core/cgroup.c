@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "memz/cgroup.h"
+#include "memz/privilege.h"
 #include "memz/readbuf.h"
 #include "parse_util.h"
 
@@ -26,6 +27,27 @@ static bool lists(const char *s, const char *e, const char *w)
 	return false;
 }
 
+/* A path too long for out, as "#<hash of the whole path>:<its head>": a
+ * process must still be grouped by its cgroup (by its comm, which it sets
+ * itself, it could join any group it names), and never by a cut path,
+ * which is some other cgroup's, maybe a real ancestor's. No cgroup path
+ * starts with '#', so the form is never read as one nor taken for a
+ * shorter path; two long paths that share the head differ by the hash of
+ * the rest, and two with different heads by the head. */
+static int cut_path(const char *s, size_t n, char *out, size_t outlen)
+{
+	uint64_t h = 14695981039346656037ull;
+	int k;
+
+	if (outlen < MEMZ_CGROUP_CUT_MIN)
+		return -ENAMETOOLONG;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	k = snprintf(out, outlen, "#%016llx:", (unsigned long long)h);
+	memcpy(out + k, s, outlen - 1 - (size_t)k);
+	out[outlen - 1] = '\0';
+	return 0;
+}
 
 int memz_cgroup_of_proc(const char *buf, size_t len, char *out,
 			size_t outlen, int *version)
@@ -76,11 +98,16 @@ int memz_cgroup_of_proc(const char *buf, size_t len, char *out,
 	}
 copy:
 	n = (size_t)(e - s);
-	if (outlen == 0 || n > outlen - 1)
-		return -ENAMETOOLONG;
-	memcpy(out, s, n);
-	out[n] = '\0';
-	return 0;
+	/* the kernel names every cgroup from its root: anything else would
+	 * be a key no cgroup has, and '#' starts the cut form below */
+	if (!n || *s != '/')
+		return -EINVAL;
+	if (outlen && n <= outlen - 1) {
+		memcpy(out, s, n);
+		out[n] = '\0';
+		return 0;
+	}
+	return cut_path(s, n, out, outlen);
 }
 
 /* v1 reports "unlimited" as LONG_MAX rounded down to a page; no machine
@@ -546,10 +573,14 @@ static uint32_t hash(const char *s)
 }
 
 /* The docker name, when docker's file for the container is there and
- * small enough to read whole. */
-static void docker_name(struct memz_cgroups *c, struct memz_cgname *n)
+ * small enough to read whole. The read may need the capabilities the
+ * sampler runs with (docker's directory is root's alone); the parse of
+ * what whoever runs containers wrote does not, so it runs without them.
+ * 0, or -EPERM when they cannot be put back. */
+static int docker_name(struct memz_cgroups *c, struct memz_cgname *n)
 {
 	char file[512], name[MEMZ_CGNAME_MAX];
+	struct memz_caps saved;
 	struct stat st;
 	size_t len;
 	int fd, rc;
@@ -558,11 +589,11 @@ static void docker_name(struct memz_cgroups *c, struct memz_cgname *n)
 	 * tells whether it is docker's */
 	if ((n->runtime[0] && strcmp(n->runtime, "docker")) || !n->id[0] ||
 	    !c->docker_root[0])
-		return;
+		return 0;
 	if (!c->cfg) {
 		c->cfg = memz_realloc(c->a, NULL, MEMZ_CGNAME_CONFIG_MAX + 1);
 		if (!c->cfg)
-			return;
+			return 0;
 	}
 	snprintf(file, sizeof file, "%s/containers/%s/config.v2.json",
 		 c->docker_root, n->id);
@@ -571,18 +602,21 @@ static void docker_name(struct memz_cgroups *c, struct memz_cgname *n)
 	 * open never waits and only a regular file is read */
 	fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
-		return;
+		return 0;
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return;
+		return 0;
 	}
 	rc = memz_pread_file(fd, c->cfg, MEMZ_CGNAME_CONFIG_MAX + 1, &len);
 	close(fd);
 	c->reads++;
-	if (!rc && !memz_cgname_docker(c->cfg, len, name, sizeof name)) {
+	if (rc || memz_priv_suspend(&saved))
+		return 0;
+	if (!memz_cgname_docker(c->cfg, len, name, sizeof name)) {
 		snprintf(n->runtime, sizeof n->runtime, "docker");
 		memz_cgname_apply_docker(n, name);
 	}
+	return memz_priv_resume(&saved) ? -EPERM : 0;
 }
 
 static void refresh(struct memz_cgroups *c, struct ent *e, double now)
@@ -600,6 +634,7 @@ int memz_cgroups_get(struct memz_cgroups *c, const char *path, double now,
 	struct ent *e;
 	struct memz_cgname n;
 	size_t len = strlen(path);
+	int rc;
 
 	*out = NULL;
 	for (e = c->bucket[h % BUCKETS]; e; e = e->next)
@@ -637,7 +672,11 @@ int memz_cgroups_get(struct memz_cgroups *c, const char *path, double now,
 	memcpy(e->path, path, len + 1);
 	e->hash = h;
 	e->pub.path = e->path;
-	docker_name(c, &n);
+	if ((rc = docker_name(c, &n))) {
+		e->next = c->free_list;
+		c->free_list = e;
+		return rc;
+	}
 	e->pub.n = n;
 	e->pub.used = c->sweep;
 	refresh(c, e, now);

@@ -140,6 +140,35 @@ static int trusted_path(const char *path)
 	return 0;
 }
 
+int memz_priv_trusted_dir(const char *path)
+{
+	int rc;
+
+	if (!*path)
+		return 0;
+	rc = trusted_path(path);
+	/* every directory above the missing one passed: only root could
+	 * make what is missing */
+	return rc == -ENOENT ? 0 : rc;
+}
+
+int memz_priv_suspend(struct memz_caps *saved)
+{
+	struct memz_caps c;
+	int rc = memz_caps_get(saved);
+
+	if (rc || !saved->effective)
+		return rc;
+	c = *saved;
+	c.effective = 0;
+	return memz_caps_set(&c);
+}
+
+int memz_priv_resume(const struct memz_caps *saved)
+{
+	return saved->effective ? memz_caps_set(saved) : 0;
+}
+
 int memz_priv_kernel_roots(const char *proc_root, const char *sys_root)
 {
 	int rc = trusted_path(proc_root);

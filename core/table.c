@@ -521,8 +521,14 @@ static const char *group_key(const struct memz_table *t,
 			k = p->exe;
 		break;
 	case MEMZ_GROUP_CGROUP:
-		if (p->cgroup)
-			k = p->cgroup;
+		/* never the comm, which a process sets itself and could make
+		 * "/system.slice": one whose cgroup is unknown groups apart,
+		 * under a key that is no cgroup path (cgroup.h) */
+		if (!p->cgroup) {
+			*klen = sizeof MEMZ_TABLE_NO_CGROUP - 1;
+			return MEMZ_TABLE_NO_CGROUP;
+		}
+		k = p->cgroup;
 		break;
 	case MEMZ_GROUP_USER:
 		k = memz_users_name(&t->users, p->uid);
@@ -572,7 +578,29 @@ static bool publish(const struct memz_table *t, struct memz_group *g, bool top)
 		e->top_last = t->now;
 		return true;
 	}
-	return g->reported && t->now - e->top_last < t->s.publish_hold;
+	return e->listed && t->now - e->top_last < t->s.publish_hold;
+}
+
+/* Hosts publish at most MEMZ_TABLE_MAX_PUBLISHED groups, suspects first,
+ * the reported ones in order sharing what is left (report.h): a group
+ * past that is not reported, so that nothing is read for it (its cgroup's
+ * files, every CgroupRefresh). Its hold stays (listed), as if it were. */
+static void cap_reported(struct memz_table *t, size_t n)
+{
+	size_t left = MEMZ_TABLE_MAX_PUBLISHED;
+
+	for (size_t i = 0; i < n && left; i++)
+		left -= t->groups[i]->det.verdict.leak;
+	for (size_t i = 0; i < n; i++) {
+		struct memz_group *g = t->groups[i];
+
+		if (g->det.verdict.leak || !g->reported)
+			continue;
+		if (left)
+			left--;
+		else
+			g->reported = false;
+	}
 }
 
 static int by_pss_desc(const void *a, const void *b)
@@ -780,7 +808,8 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 		qsort(t->groups, n, sizeof *t->groups, by_pss_desc);
 	for (size_t i = 0; i < n; i++) {
 		g = t->groups[i];
-		g->reported = publish(t, g, i < (size_t)t->s.top_groups);
+		g->reported = mz_ge(g)->listed =
+			publish(t, g, i < (size_t)t->s.top_groups);
 		memz_detector_rebase(&g->det, mz_ge(g)->join_delta);
 		memz_detector_rebase_anon(&g->det, mz_ge(g)->join_anon);
 		if (memz_detector_push(&g->det, &t->s, t->now, (double)g->pss,
@@ -793,6 +822,7 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 		if (g->det.verdict.leak)
 			v->leak_suspects++;
 	}
+	cap_reported(t, n);
 	for (g = t->glive; g; g = mz_ge(g)->lnext)
 		mz_ge(g)->fresh = false;
 	v->groups = (const struct memz_group *const *)t->groups;

@@ -81,6 +81,7 @@ struct mz_group_entry {
 	 * as old as its oldest member when it came to be; when it was last
 	 * published as one of the TopGroups largest */
 	double since, top_last;
+	bool listed; /* reported before the cap on what is published */
 	/* the sampler's scratch for the group's alarm, this cycle: the
 	 * verdict it is about and the room it has (alarm.h) */
 	const struct memz_verdict *alarm_v;

@@ -7,6 +7,16 @@ memz_SOURCES = plugins/cli/main.c plugins/cli/cli.h plugins/cli/util.c \
 memz_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
 memz_LDADD = libmemz.la $(YAJL_LIBS)
 
+# memz inspect across a pid's reuse, the fixture changed between cycles
+UNIT_TESTS += tests/test_cli_inspect
+check_PROGRAMS += tests/test_cli_inspect
+tests_test_cli_inspect_SOURCES = tests/test_cli_inspect.c tests/check.h \
+	plugins/cli/cli.h plugins/cli/inspect.c plugins/cli/util.c
+tests_test_cli_inspect_CPPFLAGS = $(CORE_FIXTURES_CPPFLAGS) \
+	-I$(top_srcdir)/plugins/cli
+tests_test_cli_inspect_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
+tests_test_cli_inspect_LDADD = libmemz.la $(YAJL_LIBS)
+
 # test_cli.sh runs memz against tests/fixtures/cli and against live children
 check_PROGRAMS += tests/cli_mapper
 tests_cli_mapper_SOURCES = tests/cli_mapper.c

@@ -43,6 +43,22 @@ rc=$?
 	nd_fail "a memz.conf netdata may not read: exit $rc, $(head -c 300 "$ND_TMP/conf.err")"
 echo "unreadable memz.conf: $(cat "$ND_TMP/conf.err")"
 
+# DockerRoot is read with privilege, so it is checked as ProcRoot and
+# SysRoot are: one below /tmp, which anyone may write (swap for a symlink
+# to a root-only file), is not read at all; /proc is still read with the
+# capabilities.
+mkdir -p "$ND_TMP/docker"
+printf 'DockerRoot = %s/docker\n' "$ND_TMP" > "$ND_TMP/conf/memz.conf"
+chmod 644 "$ND_TMP/conf/memz.conf"
+NETDATA_USER_CONFIG_DIR="$ND_TMP/conf" timeout 5 setpriv --reuid=netdata \
+	--regid=netdata --init-groups "$PL" 1 < /dev/null > /dev/null 2> "$ND_TMP/docker.err"
+grep -q "DockerRoot is not behind root's directories (Operation not permitted): container names are not read from it" \
+	"$ND_TMP/docker.err" ||
+	nd_fail "a DockerRoot others may swap: $(head -c 300 "$ND_TMP/docker.err")"
+grep -q "ProcRoot or SysRoot" "$ND_TMP/docker.err" &&
+	nd_fail "a DockerRoot others may swap took the capabilities for /proc"
+echo "swappable DockerRoot: $(cat "$ND_TMP/docker.err")"
+
 nd_start "$D" "$PORT"
 nd_poll 30 eval 'nd_api $PORT "/api/v1/chart?chart=memz.leaks" > /dev/null' ||
 	nd_fail "memz.leaks never appeared"

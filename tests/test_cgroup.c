@@ -12,11 +12,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <yajl/yajl_tree.h>
+
 #include "check.h"
 #include "cgpaths.h"
 #include "counting_alloc.h"
 #include "memz/cgroup.h"
 #include "memz/json.h"
+#include "memz/privilege.h"
 #include "memz/report.h"
 #include "memz/sampler.h"
 
@@ -55,6 +58,53 @@ static void proc_lines(void)
 		  -EINVAL);
 	CHECK_INT(memz_cgroup_of_proc(v2, strlen(v2), out, 8, &version),
 		  -ENAMETOOLONG);
+	/* the kernel names a cgroup from its root */
+	CHECK_INT(memz_cgroup_of_proc("0::x\n", 5, out, sizeof out, &version),
+		  -EINVAL);
+	CHECK_INT(memz_cgroup_of_proc("0::\n", 4, out, sizeof out, &version),
+		  -EINVAL);
+}
+
+/* A path longer than the buffer: a key of its own, "#<hash>:<head>", no
+ * path (not an ancestor's, not a shorter cgroup's), and two long paths
+ * that share their head still two keys. */
+static void long_paths(void)
+{
+	char a[400], b[400], out[256], out2[256];
+	int version = -1;
+
+	memset(a, 'x', sizeof a);
+	memcpy(a, "0::/system.slice/", 17);
+	a[sizeof a - 1] = '\n';
+	memcpy(b, a, sizeof b);
+	b[sizeof b - 2] = 'y';
+	CHECK_INT(memz_cgroup_of_proc(a, sizeof a, out, sizeof out, &version),
+		  0);
+	CHECK_INT(version, 2);
+	CHECK_INT(strlen(out), sizeof out - 1);
+	CHECK_INT(out[0], '#');
+	CHECK_INT(out[17], ':');
+	CHECK(!strncmp(out + 18, "/system.slice/xxx", 17));
+	CHECK_INT(memz_cgroup_of_proc(b, sizeof b, out2, sizeof out2,
+				      &version), 0);
+	CHECK(strcmp(out, out2) != 0);
+	CHECK(!strcmp(out + 17, out2 + 17));
+	/* the same path, the same key */
+	CHECK_INT(memz_cgroup_of_proc(b, sizeof b, out, sizeof out, &version),
+		  0);
+	CHECK_STR(out, out2);
+	/* one that just fits is itself */
+	CHECK_INT(memz_cgroup_of_proc(a, 3 + 255, out, sizeof out, &version),
+		  0);
+	CHECK_INT(out[0], '/');
+	CHECK_INT(memz_cgroup_of_proc(a, 3 + 256, out, sizeof out, &version),
+		  0);
+	CHECK_INT(out[0], '#');
+	CHECK_INT(memz_cgroup_of_proc(a, sizeof a, out, MEMZ_CGROUP_CUT_MIN,
+				      &version), 0);
+	CHECK_INT(strlen(out), MEMZ_CGROUP_CUT_MIN - 1);
+	CHECK_INT(memz_cgroup_of_proc(a, sizeof a, out, MEMZ_CGROUP_CUT_MIN - 1,
+				      &version), -ENAMETOOLONG);
 }
 
 static void parse_files(void)
@@ -239,6 +289,54 @@ static void fifo_config(void)
 	CHECK_INT(system(p), 0);
 }
 
+/* The linker routes the library's calls to yajl_tree_parse here (mk/core.mk,
+ * --wrap): what is in effect while docker's JSON is parsed. */
+yajl_val __real_yajl_tree_parse(const char *input, char *err, size_t n);
+yajl_val __wrap_yajl_tree_parse(const char *input, char *err, size_t n);
+static unsigned parses;
+static uint64_t parse_effective;
+
+yajl_val __wrap_yajl_tree_parse(const char *input, char *err, size_t n)
+{
+	struct memz_caps c;
+
+	parses++;
+	parse_effective = memz_caps_get(&c) ? UINT64_MAX : c.effective;
+	return __real_yajl_tree_parse(input, err, n);
+}
+
+/* docker's file is read with what the sampler runs with, and parsed with
+ * nothing in effect; after the parse it is all back. Without capabilities
+ * (not root) there is nothing to lower, and the test says little. */
+static void parse_unprivileged(void)
+{
+	struct memz_allocator a = { counting_realloc, &(struct counting){ 0 } };
+	struct memz_cgroups *cg;
+	const struct memz_cgroup *e = NULL;
+	struct memz_caps before, after;
+	char sys[256], docker[256];
+
+	snprintf(sys, sizeof sys, "%s/cgroup-v2/sys", MEMZ_FIXTURES);
+	snprintf(docker, sizeof docker, "%s/cgroup-v2/docker", MEMZ_FIXTURES);
+	CHECK_INT(memz_caps_get(&before), 0);
+	if (!before.effective)
+		printf("# no capabilities in effect: the parse's lowering is "
+		       "not seen\n");
+	CHECK_INT(memz_cgroups_new(&cg, sys, docker, 10, &a), 0);
+	parses = 0;
+	parse_effective = UINT64_MAX;
+	CHECK_INT(memz_cgroups_get(cg, paths[2], 100, &e), 0);
+	CHECK(e != NULL);
+	if (e)
+		CHECK_STR(e->n.name, "docker:web");
+	CHECK_INT(parses, 1);
+	CHECK_U64(parse_effective, 0);
+	CHECK_INT(memz_caps_get(&after), 0);
+	CHECK_U64(after.effective, before.effective);
+	CHECK_U64(after.permitted, before.permitted);
+	memz_cgroups_free(&cg);
+}
+
 static double series(const struct memz_group *g, const char *name, bool *has)
 {
 	for (size_t i = 0; i < memz_series_group.n; i++)
@@ -346,9 +444,207 @@ static void not_by_cgroup(void)
 	memz_sampler_free(&s);
 }
 
+/* Writes text to dir/rel. */
+static void put(const char *dir, const char *rel, const char *text)
+{
+	char path[1024];
+	FILE *f;
+
+	snprintf(path, sizeof path, "%s/%s", dir, rel);
+	f = fopen(path, "w");
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	fputs(text, f);
+	fclose(f);
+}
+
+/* A copy of the cgroup-v2 fixture's /proc and /sys in a new directory
+ * under /tmp (into dir), its processes removed unless keep. */
+static void fixture_copy(char *dir, bool keep)
+{
+	char cmd[1024];
+
+	CHECK(mkdtemp(dir) != NULL);
+	snprintf(cmd, sizeof cmd,
+		 "cp -r '%s/cgroup-v2/proc' '%s/cgroup-v2/sys' '%s/' && "
+		 "{ %s rm -r '%s'/proc/1?; }",
+		 MEMZ_FIXTURES, MEMZ_FIXTURES, dir, keep ? "true ||" : "", dir);
+	CHECK_INT(system(cmd), 0);
+}
+
+/* Process pid called comm in cgroup (the text of its cgroup file), its
+ * other files as cgroup-v2's pid 10 has them. */
+static void add_proc(const char *dir, int pid, const char *comm,
+		     const char *cgroup)
+{
+	static const char *const same[] = { "statm", "smaps_rollup",
+					    "oom_score_adj" };
+	char rel[512], text[1024], from[512];
+	FILE *f;
+	size_t n;
+
+	snprintf(rel, sizeof rel, "%s/proc/%d", dir, pid);
+	CHECK_INT(mkdir(rel, 0755), 0);
+	for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+		snprintf(from, sizeof from, "%s/cgroup-v2/proc/10/%s",
+			 MEMZ_FIXTURES, same[i]);
+		f = fopen(from, "r");
+		CHECK(f != NULL);
+		if (!f)
+			continue;
+		n = fread(text, 1, sizeof text - 1, f);
+		text[n] = '\0';
+		fclose(f);
+		snprintf(rel, sizeof rel, "proc/%d/%s", pid, same[i]);
+		put(dir, rel, text);
+	}
+	snprintf(text, sizeof text,
+		 "%d (%s) S 1 %d %d 0 -1 4194560 100 0 0 0 10 10 0 0 20 0 1 0 "
+		 "110 3145728 256 18446744073709551615 1 1 0 0 0 0 0 0 0 0 0 0 "
+		 "17 0 0 0 0 0 0 0 0 0 0 0 0 0\n", pid, comm, pid, pid);
+	snprintf(rel, sizeof rel, "proc/%d/stat", pid);
+	put(dir, rel, text);
+	snprintf(text, sizeof text,
+		 "Name:\t%s\nTgid:\t%d\nPid:\t%d\nPPid:\t1\n"
+		 "Uid:\t0\t0\t0\t0\nVmSize:\t    3072 kB\n"
+		 "VmRSS:\t    1024 kB\nThreads:\t1\n", comm, pid, pid);
+	snprintf(rel, sizeof rel, "proc/%d/status", pid);
+	put(dir, rel, text);
+	snprintf(rel, sizeof rel, "proc/%d/cgroup", pid);
+	put(dir, rel, cgroup);
+}
+
+static void fixture_remove(const char *dir)
+{
+	char cmd[512];
+
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	CHECK_INT(system(cmd), 0);
+}
+
+static void sampler_on(struct memz_sampler **s, const char *dir,
+		       const char *top_groups)
+{
+	struct memz_settings set;
+	char path[256];
+
+	memz_settings_init(&set);
+	snprintf(path, sizeof path, "%s/proc", dir);
+	CHECK_INT(memz_settings_set(&set, "ProcRoot", path, NULL, 0), 0);
+	snprintf(path, sizeof path, "%s/sys", dir);
+	CHECK_INT(memz_settings_set(&set, "SysRoot", path, NULL, 0), 0);
+	CHECK_INT(memz_settings_set(&set, "GroupBy", "cgroup", NULL, 0), 0);
+	CHECK_INT(memz_settings_set(&set, "TopGroups", top_groups, NULL, 0),
+		  0);
+	CHECK_INT(memz_sampler_new(s, &set, memz_allocator_libc()), 0);
+}
+
+static const struct memz_group *group_of(const struct memz_snapshot *s,
+					 int pid)
+{
+	for (size_t i = 0; i < s->view.n_procs; i++)
+		if (s->view.procs[i]->pid == pid)
+			return s->view.procs[i]->group;
+	return NULL;
+}
+
+/*
+ * GroupBy cgroup through the sampler: a process in a cgroup whose path is
+ * 256 bytes or more, and one whose cgroup file is malformed, both calling
+ * themselves "/system.slice" (comm is theirs to set), never join the real
+ * /system.slice group: the first is grouped by its own cgroup's cut key,
+ * the second apart from every cgroup.
+ */
+static void posing_comm(void)
+{
+	char tmp[] = "/tmp/memz-cgpose-XXXXXX", cg[400];
+	struct memz_sampler *s;
+	struct memz_snapshot snap;
+	const struct memz_group *g16, *g17, *g18;
+
+	fixture_copy(tmp, true);
+	memset(cg, 'a', sizeof cg);
+	memcpy(cg, "0::/user.slice/user-1000.slice/user@1000.service/", 49);
+	memcpy(cg + 320, "\n", 2);
+	add_proc(tmp, 16, "/system.slice", cg);
+	add_proc(tmp, 17, "/system.slice", "0::/system.slice\n");
+	add_proc(tmp, 18, "/system.slice", "garbage\n");
+	sampler_on(&s, tmp, "10");
+	memz_snapshot_init(&snap);
+	CHECK_INT(memz_sampler_run(s, 1000, &snap), 0);
+	g16 = group_of(&snap, 16);
+	g17 = group_of(&snap, 17);
+	g18 = group_of(&snap, 18);
+	CHECK(g16 && g17 && g18);
+	if (g16 && g17 && g18) {
+		CHECK_STR(g17->name, "/system.slice");
+		CHECK_INT(g17->members, 1);
+		CHECK_INT(g16->name[0], '#');
+		CHECK(strstr(g16->name, ":/user.slice/user-1000.slice/") != NULL);
+		CHECK_INT(g16->members, 1);
+		CHECK(g16->cgroup == NULL);
+		CHECK_STR(g18->name, MEMZ_TABLE_NO_CGROUP);
+		CHECK_INT(g18->members, 1);
+	}
+	memz_snapshot_release(&snap);
+	memz_sampler_free(&s);
+	fixture_remove(tmp);
+}
+
+/*
+ * TopGroups 1000 over 300 cgroups: at most MEMZ_REPORT_MAX_GROUPS groups
+ * are published, and only theirs have their cgroup's files read (a group
+ * carries its cgroup once it was looked up, which reads them).
+ */
+static void reads_published_only(void)
+{
+	char tmp[] = "/tmp/memz-cgmany-XXXXXX", rel[64], cg[64];
+	struct memz_sampler *s;
+	struct memz_snapshot snap;
+	struct memz_report *r;
+	const struct memz_report_view *v;
+	size_t attached = 0, reported = 0;
+
+	fixture_copy(tmp, false);
+	snprintf(rel, sizeof rel, "%s/sys/fs/cgroup/t", tmp);
+	CHECK_INT(mkdir(rel, 0755), 0);
+	for (int p = 100; p < 400; p++) {
+		snprintf(cg, sizeof cg, "0::/t/c%d\n", p);
+		snprintf(rel, sizeof rel, "c%d", p);
+		add_proc(tmp, p, rel, cg);
+		snprintf(rel, sizeof rel, "%s/sys/fs/cgroup/t/c%d", tmp, p);
+		CHECK_INT(mkdir(rel, 0755), 0);
+		snprintf(rel, sizeof rel, "sys/fs/cgroup/t/c%d/memory.current", p);
+		put(tmp, rel, "1048576\n");
+		snprintf(rel, sizeof rel, "sys/fs/cgroup/t/c%d/memory.max", p);
+		put(tmp, rel, "max\n");
+	}
+	sampler_on(&s, tmp, "1000");
+	CHECK_INT(memz_report_new(&r, memz_allocator_libc()), 0);
+	memz_snapshot_init(&snap);
+	CHECK_INT(memz_sampler_run(s, 1000, &snap), 0);
+	CHECK_INT(memz_report_update(r, &snap, &v), 0);
+	CHECK_INT(snap.view.n_groups, 300);
+	CHECK_INT(v->n_groups, MEMZ_REPORT_MAX_GROUPS);
+	for (size_t i = 0; i < snap.view.n_groups; i++) {
+		attached += snap.view.groups[i]->cgroup != NULL;
+		reported += snap.view.groups[i]->reported;
+	}
+	CHECK_INT(attached, MEMZ_REPORT_MAX_GROUPS);
+	CHECK_INT(reported, MEMZ_REPORT_MAX_GROUPS);
+	for (size_t i = 0; i < v->n_groups; i++)
+		CHECK(v->groups[i].g->cgroup != NULL);
+	memz_report_free(&r);
+	memz_snapshot_release(&snap);
+	memz_sampler_free(&s);
+	fixture_remove(tmp);
+}
+
 int main(void)
 {
 	proc_lines();
+	long_paths();
 	parse_files();
 	hierarchy("cgroup-v2", 2, "/fs/cgroup");
 	hierarchy("cgroup-v1", 1, "/fs/cgroup/memory");
@@ -358,9 +654,12 @@ int main(void)
 	mem_files("cgroup-hybrid", 1);
 	cache();
 	fifo_config();
+	parse_unprivileged();
 	published("cgroup-v2");
 	published("cgroup-v1");
 	published("cgroup-hybrid");
 	not_by_cgroup();
+	posing_comm();
+	reads_published_only();
 	return check_status();
 }

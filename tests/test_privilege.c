@@ -89,6 +89,33 @@ static void test_swappable_roots(void)
 	rmdir(dir);
 }
 
+/* DockerRoot is read with privilege too, and checked as ProcRoot and
+ * SysRoot are, on whatever file system it is: root's directories, no
+ * symlink, none writable by others; what is missing below such
+ * directories only root could make. */
+static void test_trusted_dir(void)
+{
+	char dir[] = "/tmp/memz-privdock.XXXXXX", link[64], sub[64];
+
+	CHECK_INT(memz_priv_trusted_dir(""), 0);
+	CHECK_INT(memz_priv_trusted_dir("/"), 0);
+	CHECK_INT(memz_priv_trusted_dir("/etc"), 0);
+	CHECK_INT(memz_priv_trusted_dir("/etc/memz-no-such-docker"), 0);
+	CHECK_INT(memz_priv_trusted_dir("/etc/memz-no-such/docker"), 0);
+	CHECK_INT(memz_priv_trusted_dir("var/lib/docker"), -EPERM);
+	CHECK(mkdtemp(dir) != NULL);
+	/* below /tmp, which anyone may write: swappable, made or not */
+	CHECK_INT(memz_priv_trusted_dir(dir), -EPERM);
+	snprintf(sub, sizeof sub, "%s/none", dir);
+	CHECK_INT(memz_priv_trusted_dir(sub), -EPERM);
+	/* and a symlink there to a root directory */
+	snprintf(link, sizeof link, "%s/etc", dir);
+	CHECK_INT(symlink("/etc", link), 0);
+	CHECK_INT(memz_priv_trusted_dir(link), -EPERM);
+	unlink(link);
+	rmdir(dir);
+}
+
 /* hex CapEff/CapPrm of this process as the kernel reports them */
 static uint64_t status_caps(const char *key)
 {
@@ -184,6 +211,7 @@ int main(void)
 	test_missing();
 	test_roots();
 	test_swappable_roots();
+	test_trusted_dir();
 	test_live();
 	return check_status();
 }

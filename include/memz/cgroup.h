@@ -62,9 +62,17 @@ int memz_cgroup_read_mem(const char *sys_root, const char *path,
  * On such a hybrid host systemd leaves every process at "0::/" in v2, and
  * only the memory line says where its memory is limited and counted.
  * Without a v1 memory line, memory is v2's (or nobody's). This reads no
- * file. 0, -EINVAL (malformed, or no line), -ENAMETOOLONG when it does
- * not fit.
+ * file. 0, -EINVAL (malformed, no line, or a path not from the root),
+ * -ENAMETOOLONG when outlen < MEMZ_CGROUP_CUT_MIN.
+ *
+ * A path that does not fit in outlen is given cut, as
+ * "#<16 hex digits>:<as much of its head as fits>", the digits a 64-bit
+ * hash of the whole path: still the cgroup's own key (GroupBy cgroup must
+ * never fall back to something the process chose, such as its comm), but
+ * never a cgroup path, so nothing reads it as one (no name, no memory
+ * files, no OOM watch).
  */
+#define MEMZ_CGROUP_CUT_MIN 32
 int memz_cgroup_of_proc(const char *buf, size_t len, char *out,
 			size_t outlen, int *version);
 
@@ -167,7 +175,9 @@ void memz_cgroups_free(struct memz_cgroups **c);
  * The entry for path at time now: found, or made (parsing its name and
  * reading the container's name once), its memory re-read if refresh has
  * passed. *out is NULL when the path is not a cgroup path or the cache is
- * full. 0 or -ENOMEM.
+ * full. Docker's file is read with the capabilities in effect and parsed
+ * with none (privilege.h's memz_priv_suspend()). 0, -ENOMEM, or -EPERM
+ * when they could not be put back after the parse.
  */
 int memz_cgroups_get(struct memz_cgroups *c, const char *path, double now,
 		     const struct memz_cgroup **out);

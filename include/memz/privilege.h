@@ -64,4 +64,18 @@ size_t memz_priv_missing(uint64_t caps, char *out, size_t outlen);
  * then drops the capabilities for good. */
 int memz_priv_kernel_roots(const char *proc_root, const char *sys_root);
 
+/* The same check of a directory read with privilege that may be on any
+ * file system (DockerRoot): 0 when every directory of path is root's, no
+ * symlink, not writable by group or others, or when the first missing one
+ * lies below such directories (only root could make it), and for "" (never
+ * read); -EPERM when a user could swap it; -errno. */
+int memz_priv_trusted_dir(const char *path);
+
+/* Empty this thread's effective set around work on bytes a user may
+ * have written (docker's JSON), read with privilege just before: *saved
+ * gets the sets as they were, which memz_priv_resume() restores. Nothing
+ * is changed when nothing is in effect. */
+int memz_priv_suspend(struct memz_caps *saved);
+int memz_priv_resume(const struct memz_caps *saved);
+
 #endif

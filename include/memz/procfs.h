@@ -86,8 +86,8 @@ int memz_parse_oom_score_adj(const char *buf, size_t len, int *out);
 /*
  * cgroup: memz_cgroup_of_proc (cgroup.h): the memory controller's v1
  * line if there is one, else the v2 line ("0::/path"), else the first
- * line's path. out gets the path; one that does not fit in outlen gives
- * -ENAMETOOLONG, never a cut path.
+ * line's path. out gets the path; one that does not fit in outlen is
+ * given in cgroup.h's cut form ("#<hash>:<head>"), never as a cut path.
  */
 int memz_parse_cgroup(const char *buf, size_t len, char *out, size_t outlen);
 

@@ -59,7 +59,7 @@
  * select (ProcessMatch ".*" selects every group): a chart of more lines
  * than this is not read by anyone, and netdata keeps every dimension a
  * chart ever had. */
-#define MEMZ_REPORT_MAX_GROUPS 250
+#define MEMZ_REPORT_MAX_GROUPS MEMZ_TABLE_MAX_PUBLISHED
 /* Names remembered: more than two intervals' worth of published groups, so
  * an id is never forgotten while a host may still show it. */
 #define MEMZ_REPORT_MAX_KNOWN 512

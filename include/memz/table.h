@@ -102,14 +102,27 @@ struct memz_proc {
 	struct memz_detector det;
 };
 
+/* The most groups hosts publish (report.h's MEMZ_REPORT_MAX_GROUPS): a
+ * chart of more lines is read by no one. Leak suspects come first; the
+ * reported groups past what they leave are not reported. */
+#define MEMZ_TABLE_MAX_PUBLISHED 250
+
+/* GroupBy cgroup: the group of the processes whose cgroup is unknown (its
+ * file unread or malformed). Not a cgroup path, nor ever a process's name:
+ * a comm is never a group's key there. */
+#define MEMZ_TABLE_NO_CGROUP "(no cgroup)"
+
 struct memz_group {
-	const char *name; /* interned; for GroupBy=none the process name */
+	/* interned; for GroupBy=none the process name, for GroupBy cgroup
+	 * the cgroup path (or cgroup.h's cut form of a long one) */
+	const char *name;
 	unsigned members;
 	long threads;
 	uint64_t pss, uss, rss, swap, anon; /* anon = Pss_Anon */
 	/* selected by Process/ProcessMatch, or among the TopGroups largest
 	 * and PublishAfter old (and since, until PublishHold after it fell
-	 * out): what every host publishes besides leak suspects (report.h) */
+	 * out), and within MEMZ_TABLE_MAX_PUBLISHED with the suspects: what
+	 * every host publishes besides leak suspects (report.h) */
 	bool reported;
 	struct memz_detector det;
 	/* whether its leak (or its most urgent member's) is worth a host

@@ -19,6 +19,9 @@
 
 int cli_top(int argc, char **argv);
 int cli_inspect(int argc, char **argv);
+/* Called by memz inspect --samples between two cycles (after cycle, from
+ * 0), when set: tests change the fixture a run reads. NULL in memz. */
+extern void (*cli_inspect_between)(unsigned cycle);
 int cli_json(int argc, char **argv);
 int cli_record(int argc, char **argv);
 int cli_replay(int argc, char **argv);

@@ -42,6 +42,10 @@ struct inspect_opts {
 
 /* What the sampler learnt over --samples cycles. */
 struct history {
+	/* the process: a pid names another once it is reused, so the
+	 * process is (pid, start time), from the first look or cycle */
+	bool know_start;
+	unsigned long long start;
 	bool have;
 	unsigned cycles;
 	uint64_t rss_max_seen;
@@ -410,6 +414,8 @@ static int print_json(const struct memz_inspect *ins, const struct history *h)
 	return 0;
 }
 
+void (*cli_inspect_between)(unsigned cycle);
+
 /* Run the sampler for --samples cycles and keep what it learnt of pid. */
 static int watch(const struct inspect_opts *o, const struct memz_settings *set,
 		 struct history *h)
@@ -427,6 +433,8 @@ static int watch(const struct inspect_opts *o, const struct memz_settings *set,
 	memz_snapshot_init(&snap);
 	cli_catch_signals();
 	for (unsigned i = 0; i < o->samples; i++) {
+		if (i && cli_inspect_between)
+			cli_inspect_between(i - 1);
 		if (i && cli_sleep(o->interval))
 			break;
 		rc = memz_sampler_run(sm, memz_now(), &snap);
@@ -436,8 +444,11 @@ static int watch(const struct inspect_opts *o, const struct memz_settings *set,
 		for (size_t k = 0; k < snap.view.n_procs; k++) {
 			const struct memz_proc *p = snap.view.procs[k];
 
-			if (p->pid != o->pid)
+			if (p->pid != o->pid ||
+			    (h->know_start && p->start != h->start))
 				continue;
+			h->know_start = true;
+			h->start = p->start;
 			h->have = true;
 			h->v = p->det.verdict;
 			if (p->rss_max_seen > h->rss_max_seen)
@@ -589,14 +600,23 @@ int cli_inspect(int argc, char **argv)
 		h.has_then = true;
 		h.then = ins.cats;
 		h.then_t = memz_now();
+		h.know_start = true;
+		h.start = ins.stat.start_time;
 	}
 	if (o.samples && (rc = watch(&o, &set, &h))) {
 		memz_inspect_release(&ins, a);
 		return rc;
 	}
-	rc = memz_inspect_read(&ins, set.proc_root, o.pid, a, &what);
+	rc = h.know_start ? memz_inspect_read_proc(&ins, set.proc_root, o.pid,
+						   h.start, a, &what)
+			  : memz_inspect_read(&ins, set.proc_root, o.pid, a,
+					      &what);
 	h.dt = h.has_then ? memz_now() - h.then_t : 0;
-	if (rc == -ENOENT || rc == -ESRCH) {
+	if (rc == -ESRCH && h.know_start && what && !strcmp(what, "process")) {
+		fprintf(stderr, "memz inspect: process %d exited (pid %d is "
+			"another process's now)\n", o.pid, o.pid);
+		rc = 1;
+	} else if (rc == -ENOENT || rc == -ESRCH) {
 		fprintf(stderr, "memz inspect: process %d is gone (no %s/%d%s%s)\n",
 			o.pid, set.proc_root, o.pid, what && strcmp(what, "process") ? "/" : "",
 			what && strcmp(what, "process") ? what : "");

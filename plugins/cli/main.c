@@ -26,27 +26,6 @@ static void usage(FILE *f)
 		   "\n'memz COMMAND --help' describes each command.\n");
 }
 
-int cli_apply_set(struct memz_settings *s, const char *assignment)
-{
-	char name[128], err[1024];
-	const char *eq = strchr(assignment, '=');
-	size_t n;
-
-	if (!eq || eq == assignment || (size_t)(eq - assignment) >= sizeof name) {
-		fprintf(stderr, "memz: --set takes NAME=VALUE, not \"%s\"\n",
-			assignment);
-		return -1;
-	}
-	n = (size_t)(eq - assignment);
-	memcpy(name, assignment, n);
-	name[n] = '\0';
-	if (memz_settings_set(s, name, eq + 1, err, sizeof err)) {
-		fprintf(stderr, "memz: %s\n", err);
-		return -1;
-	}
-	return 0;
-}
-
 int main(int argc, char **argv)
 {
 	if (argc < 2) {

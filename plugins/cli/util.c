@@ -29,6 +29,27 @@ static int all_digits(const char *s)
 	return 1;
 }
 
+int cli_apply_set(struct memz_settings *s, const char *assignment)
+{
+	char name[128], err[1024];
+	const char *eq = strchr(assignment, '=');
+	size_t n;
+
+	if (!eq || eq == assignment || (size_t)(eq - assignment) >= sizeof name) {
+		fprintf(stderr, "memz: --set takes NAME=VALUE, not \"%s\"\n",
+			assignment);
+		return -1;
+	}
+	n = (size_t)(eq - assignment);
+	memcpy(name, assignment, n);
+	name[n] = '\0';
+	if (memz_settings_set(s, name, eq + 1, err, sizeof err)) {
+		fprintf(stderr, "memz: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
 int cli_parse_pid(const char *s, int *pid)
 {
 	return s && !memz_parse_pid(s, strlen(s), pid) ? 0 : -1;

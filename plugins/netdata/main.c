@@ -419,6 +419,15 @@ int main(int argc, char **argv)
 			"kernel's /proc or /sys behind root's directories (%s): "
 			"reading it without privilege\n", strerror(-why));
 	}
+	/* docker's directory is read with privilege too: one a user could
+	 * swap (a symlink, a directory others may write) is not read at all,
+	 * and containers keep their short ids */
+	if (p.held && (rc = memz_priv_trusted_dir(set.docker_root))) {
+		fprintf(stderr, "memz.plugin: DockerRoot is not behind root's "
+			"directories (%s): container names are not read from "
+			"it\n", strerror(-rc));
+		set.docker_root[0] = '\0';
+	}
 	if ((rc = memz_priv_raise(p.held)))
 		return disable("cannot raise capabilities: %s", strerror(-rc));
 	rc = memz_sampler_new(&p.sampler, &set, memz_allocator_libc());
