@@ -331,6 +331,38 @@ static void groups(yajl_gen g, const struct memz_snapshot *s,
 	list(g, "groups", s->view.n_groups, group, &c);
 }
 
+struct users_ctx {
+	const struct memz_snapshot *s;
+	const struct memz_report_view *rv;
+	size_t *published; /* report.h's rule, walked in order */
+};
+
+/* A user's totals, saying whether hosts publish them and under which id
+ * (its name: users.h makes it one). */
+static void user(yajl_gen g, const void *ctx, size_t i)
+{
+	const struct users_ctx *c = ctx;
+	const struct memz_user_total *u = c->s->view.users[i];
+	bool pub = memz_publish_user_next(c->published, u);
+
+	memz_json_kv_str(g, "name", u->name);
+	memz_json_kv_int(g, "uid", u->uid);
+	series_keys(g, &memz_series_user, u, MEMZ_SERIES_DETAIL);
+	memz_json_kv_bool(g, "reported", u->reported);
+	memz_json_kv_bool(g, "published", pub);
+	if (c->rv)
+		memz_json_kv_str(g, "id", pub ? u->name : NULL);
+}
+
+static void users(yajl_gen g, const struct memz_snapshot *s,
+		  const struct memz_report_view *rv)
+{
+	size_t published = 0;
+	const struct users_ctx c = { s, rv, &published };
+
+	list(g, "users", s->view.n_users, user, &c);
+}
+
 static void process(yajl_gen g, const void *ctx, size_t i)
 {
 	const struct memz_snapshot *s = ctx;
@@ -471,6 +503,7 @@ static int snapshot(yajl_gen g, const struct memz_snapshot *s,
 	system_part(g, s);
 	memz_json_kv_int(g, "leak_suspects", s->view.leak_suspects);
 	groups(g, s, rv);
+	users(g, s, rv);
 	list(g, "processes", s->view.n_procs, process, s);
 	list(g, "events", s->view.n_events, event, s);
 	list(g, "leak_parts", s->n_leak_parts, leak_part, s);

@@ -180,6 +180,36 @@ static const struct memz_series group[] = {
 	  gr_cgroup_limit, gr_has_limit },
 };
 
+#define US(name, expr)                                                     \
+	static double us_##name(const void *o)                             \
+	{                                                                  \
+		const struct memz_user_total *u = o;                       \
+		return (double)(expr);                                     \
+	}
+US(members, u->members)
+US(threads, u->threads)
+US(pss, u->pss)
+US(uss, u->uss)
+US(rss, u->rss)
+US(swap, u->swap)
+US(anon, u->anon)
+
+static const struct memz_series user[] = {
+	{ "members", "processes", MEMZ_UNIT_PROCESSES, 0, NULL, NULL,
+	  us_members, NULL },
+	{ "threads", "threads", MEMZ_UNIT_THREADS, 0, NULL, NULL, us_threads,
+	  NULL },
+	{ "pss", "PSS", MEMZ_UNIT_BYTES, 0, "user_pss",
+	  "Proportional set size (PSS) per user", us_pss, NULL },
+	{ "uss", "USS", MEMZ_UNIT_BYTES, 0, "user_uss",
+	  "Unique set size (USS) per user", us_uss, NULL },
+	{ "rss", "RSS", MEMZ_UNIT_BYTES, 0, NULL, NULL, us_rss, NULL },
+	{ "swap", "swap", MEMZ_UNIT_BYTES, 0, "user_swap",
+	  "Swap used per user", us_swap, NULL },
+	{ "anon", "anonymous PSS", MEMZ_UNIT_BYTES, 0, "user_anon",
+	  "Anonymous memory (PSS) per user", us_anon, NULL },
+};
+
 static double snap_suspects(const void *o)
 {
 	return ((const struct memz_snapshot *)o)->view.leak_suspects;
@@ -263,6 +293,7 @@ const struct memz_series_table memz_series_psi = TABLE(psi);
 const struct memz_series_table memz_series_node = TABLE(node);
 const struct memz_series_table memz_series_group = TABLE(group);
 const struct memz_series_table memz_series_counts = TABLE(counts);
+const struct memz_series_table memz_series_user = TABLE(user);
 const struct memz_series_table memz_series_oom = TABLE(oom);
 
 void memz_publish_init(struct memz_publish *p, const struct memz_table_view *v)
@@ -288,6 +319,14 @@ bool memz_publish_next(struct memz_publish *p, const struct memz_group *g)
 	return true;
 }
 
+bool memz_publish_user_next(size_t *n, const struct memz_user_total *u)
+{
+	if (!u->reported || *n >= MEMZ_REPORT_MAX_USERS)
+		return false;
+	++*n;
+	return true;
+}
+
 struct known {
 	char *name; /* NULL: a free slot */
 	char id[MEMZ_REPORT_ID_MAX];
@@ -302,6 +341,8 @@ struct memz_report {
 	size_t n_k, cap_k; /* slots in use (named or freed) */
 	struct memz_report_group *groups;
 	size_t cap_groups;
+	const struct memz_user_total **users;
+	size_t cap_users;
 	unsigned long update;
 	unsigned gen;
 	struct memz_report_view view;
@@ -330,6 +371,7 @@ void memz_report_free(struct memz_report **pr)
 		memz_free(r->a, &r->k[i].name);
 	memz_free(r->a, &r->k);
 	memz_free(r->a, &r->groups);
+	memz_free(r->a, &r->users);
 	memz_free(r->a, pr);
 }
 
@@ -474,6 +516,17 @@ int memz_report_update(struct memz_report *r, const struct memz_snapshot *s,
 	}
 	r->view.groups = r->groups;
 	r->view.n_groups = n;
+	r->view.users = NULL;
+	r->view.n_users = 0;
+	if (memz_grow(r->a, &r->users, &r->cap_users, v->n_users + 1,
+		      sizeof *r->users))
+		return -ENOMEM;
+	n = 0;
+	for (size_t i = 0; i < v->n_users; i++)
+		if (memz_publish_user_next(&n, v->users[i]))
+			r->users[n - 1] = v->users[i];
+	r->view.users = r->users;
+	r->view.n_users = n;
 	return rc;
 }
 

@@ -48,7 +48,8 @@ struct memz_table {
 	size_t n_events, cap_events;
 	struct memz_proc **gone; /* retired this cycle, for the OOM kill's victim */
 	size_t n_gone, cap_gone;
-	struct memz_users users; /* GroupBy user: uid to name */
+	struct memz_users users; /* GroupBy user and the per-user totals */
+	struct memz_user_totals utot;
 };
 
 #define SLAB 32
@@ -162,6 +163,7 @@ void memz_table_free(struct memz_table **tp)
 	memz_free(t->a, &t->events);
 	memz_free(t->a, &t->gone);
 	memz_users_free(&t->users, t->a);
+	memz_user_totals_free(&t->utot, t->a);
 	memz_realloc(t->a, t, 0);
 	*tp = NULL;
 }
@@ -732,9 +734,6 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 		g->pss = g->uss = g->rss = g->swap = g->anon = 0;
 		mz_ge(g)->owned = 0;
 	}
-	/* a file that cannot be read names no one: uids as numbers */
-	if (t->s.group_by == MEMZ_GROUP_USER)
-		(void)memz_users_refresh(&t->users, t->s.passwd_file, t->a);
 	for (size_t i = 0; i < v->n_procs; i++) {
 		struct memz_proc *p = t->procs[i];
 		char buf[16];
@@ -892,6 +891,30 @@ static void announce(struct memz_table *t, struct memz_table_view *v)
 	}
 }
 
+/* Every process's figures by uid, beside whatever the groups are. */
+static int sum_users(struct memz_table *t, struct memz_table_view *v)
+{
+	memz_user_totals_begin(&t->utot);
+	for (size_t i = 0; i < v->n_procs; i++) {
+		const struct memz_proc *p = t->procs[i];
+		const struct memz_user_sample us = {
+			.uid = p->uid, .threads = p->threads,
+			.pss = p->mem.pss, .uss = memz_rollup_uss(&p->mem),
+			.rss = p->mem.rss, .swap = p->mem.swap,
+			.anon = p->mem.pss_anon, .start = start_of(p),
+		};
+
+		if (memz_user_totals_add(&t->utot, &us, t->a))
+			return -ENOMEM;
+	}
+	if (memz_user_totals_end(&t->utot, &t->users, t->now, t->s.top_users,
+				 t->s.publish_after, t->s.publish_hold, t->a))
+		return -ENOMEM;
+	v->users = (const struct memz_user_total *const *)t->utot.order;
+	v->n_users = t->utot.n;
+	return 0;
+}
+
 int memz_table_end(struct memz_table *t, struct memz_table_view *v)
 {
 	struct memz_proc **pp, *p;
@@ -939,8 +962,14 @@ int memz_table_end(struct memz_table *t, struct memz_table_view *v)
 	}
 	v->groups = NULL;
 	v->n_groups = t->n_view_groups = 0;
+	v->users = NULL;
+	v->n_users = 0;
+	/* a file that cannot be read names no one: uids as numbers */
+	(void)memz_users_refresh(&t->users, t->s.passwd_file, t->a);
 	if (t->s.group_by != MEMZ_GROUP_NONE)
 		rc = sum_groups(t, v);
+	if (!rc)
+		rc = sum_users(t, v);
 	announce(t, v);
 	for (p = t->live; p; p = mz_pe(p)->lnext) {
 		mz_pe(p)->prev_group = p->has_sample ? p->group : NULL;

@@ -1,5 +1,6 @@
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -59,6 +60,52 @@ static int by_uid_line(const void *a, const void *b)
 	return x->line < y->line ? -1 : x->line > y->line;
 }
 
+static int by_name_uid(const void *a, const void *b)
+{
+	const struct memz_user *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	if (c)
+		return c;
+	return x->uid < y->uid ? -1 : x->uid > y->uid;
+}
+
+/* name + "_<uid>", the name cut so that the suffix fits */
+static void suffix_uid(struct memz_user *u)
+{
+	char sfx[16];
+	int sl = snprintf(sfx, sizeof sfx, "_%u", (unsigned)u->uid);
+	size_t keep = strlen(u->name);
+
+	if (keep + (size_t)sl >= sizeof u->name)
+		keep = sizeof u->name - 1 - (size_t)sl;
+	memcpy(u->name + keep, sfx, (size_t)sl + 1);
+}
+
+/* A name of digits only could be another uid's number (how a uid the
+ * file does not name is shown); two names may sanitise alike ("a b",
+ * "a_b"). Either would merge two users into one group or one line. */
+static void make_unique(struct memz_user *u, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		char num[16];
+
+		snprintf(num, sizeof num, "%u", (unsigned)u[i].uid);
+		if (strspn(u[i].name, "0123456789") == strlen(u[i].name) &&
+		    strcmp(u[i].name, num))
+			suffix_uid(&u[i]);
+	}
+	if (n < 2)
+		return;
+	qsort(u, n, sizeof *u, by_name_uid);
+	for (size_t i = n - 1; i > 0; i--)
+		if (!strcmp(u[i].name, u[i - 1].name))
+			suffix_uid(&u[i]);
+	/* the lowest uid of a run keeps the name: the run is walked from its
+	 * end, so u[i - 1] still had it when u[i] was compared */
+	qsort(u, n, sizeof *u, by_uid_line);
+}
+
 int memz_users_parse(struct memz_users *us, const char *buf, size_t len,
 		     const struct memz_allocator *a)
 {
@@ -88,6 +135,7 @@ int memz_users_parse(struct memz_users *us, const char *buf, size_t len,
 	for (size_t i = 0; i < n; i++)
 		if (!kept || u[kept - 1].uid != u[i].uid)
 			u[kept++] = u[i];
+	make_unique(u, kept);
 	memz_free(a, &us->u);
 	us->u = u;
 	us->n = kept;
@@ -182,4 +230,128 @@ const char *memz_users_name(const struct memz_users *us, uint32_t uid)
 			hi = mid;
 	}
 	return NULL;
+}
+
+void memz_user_totals_init(struct memz_user_totals *ut)
+{
+	memset(ut, 0, sizeof *ut);
+}
+
+void memz_user_totals_free(struct memz_user_totals *ut,
+			   const struct memz_allocator *a)
+{
+	memz_free(a, &ut->u);
+	memz_free(a, &ut->order);
+	memz_user_totals_init(ut);
+}
+
+void memz_user_totals_begin(struct memz_user_totals *ut)
+{
+	for (size_t i = 0; i < ut->n; i++) {
+		struct memz_user_total *u = &ut->u[i];
+
+		u->members = 0;
+		u->threads = 0;
+		u->pss = u->uss = u->rss = u->swap = u->anon = 0;
+		u->fresh = false;
+	}
+}
+
+/* where uid is, or would be inserted */
+static size_t uid_slot(const struct memz_user_totals *ut, uint32_t uid)
+{
+	size_t lo = 0, hi = ut->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ut->u[mid].uid < uid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int memz_user_totals_add(struct memz_user_totals *ut,
+			 const struct memz_user_sample *p,
+			 const struct memz_allocator *a)
+{
+	size_t i = uid_slot(ut, p->uid);
+	struct memz_user_total *u;
+
+	if (i == ut->n || ut->u[i].uid != p->uid) {
+		if (memz_grow(a, &ut->u, &ut->cap, ut->n + 1, sizeof *ut->u))
+			return -ENOMEM;
+		memmove(&ut->u[i + 1], &ut->u[i], (ut->n - i) * sizeof *ut->u);
+		ut->n++;
+		memset(&ut->u[i], 0, sizeof *ut->u);
+		ut->u[i].uid = p->uid;
+		ut->u[i].fresh = true;
+		ut->u[i].since = p->start;
+	}
+	u = &ut->u[i];
+	u->members++;
+	u->threads += p->threads;
+	u->pss += p->pss;
+	u->uss += p->uss;
+	u->rss += p->rss;
+	u->swap += p->swap;
+	u->anon += p->anon;
+	if (u->fresh && p->start < u->since)
+		u->since = p->start;
+	return 0;
+}
+
+static int by_pss_desc(const void *a, const void *b)
+{
+	const struct memz_user_total *x = *(struct memz_user_total *const *)a;
+	const struct memz_user_total *y = *(struct memz_user_total *const *)b;
+
+	if (x->pss != y->pss)
+		return x->pss < y->pss ? 1 : -1;
+	return x->uid < y->uid ? -1 : x->uid > y->uid;
+}
+
+int memz_user_totals_end(struct memz_user_totals *ut,
+			 const struct memz_users *us, double now, int top_users,
+			 double publish_after, double publish_hold,
+			 const struct memz_allocator *a)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < ut->n; i++)
+		if (ut->u[i].members)
+			ut->u[kept++] = ut->u[i];
+	ut->n = kept;
+	if (memz_grow(a, &ut->order, &ut->cap_order, ut->n + 1,
+		      sizeof *ut->order))
+		return -ENOMEM;
+	for (size_t i = 0; i < ut->n; i++) {
+		struct memz_user_total *u = &ut->u[i];
+		const char *name = memz_users_name(us, u->uid);
+
+		if (name)
+			snprintf(u->name, sizeof u->name, "%s", name);
+		else
+			snprintf(u->name, sizeof u->name, "%u", (unsigned)u->uid);
+		ut->order[i] = u;
+	}
+	if (ut->n > 1)
+		qsort(ut->order, ut->n, sizeof *ut->order, by_pss_desc);
+	/* the groups' rule (table.c, publish): a name a host was given once
+	 * keeps its file or dimension for ever, so a user whose processes
+	 * come and go (a build under a DynamicUser) is not worth one */
+	for (size_t i = 0; i < ut->n; i++) {
+		struct memz_user_total *u = ut->order[i];
+
+		if ((int)i < top_users && !(now - u->since < publish_after)) {
+			u->top_last = now;
+			u->reported = true;
+		} else {
+			u->reported = u->reported &&
+				      now - u->top_last < publish_hold;
+		}
+	}
+	return 0;
 }

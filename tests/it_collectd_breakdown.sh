@@ -3,7 +3,8 @@
 # pace (sampling) and the plugin's Interval (dispatch) are independent:
 # Pace fast samples every 0.5 s while <LoadPlugin memz> Interval 2 makes
 # values go out every 2 s; a second daemon with Pace eco (2 s) and Interval
-# 1 dispatches every second, each sample twice.
+# 1 dispatches every second, each sample twice. Beside the groups, every
+# user's totals (memz-users).
 . "$top_srcdir/tests/collectd/lib.sh"
 cd_init breakdown
 
@@ -59,6 +60,41 @@ echo "collectd group: pss $pss B, $np processes, $nt threads"
 cd_num_cmp "$pss" ">" 1048576 || cd_fail "collectd's PSS is $pss"
 cd_num_cmp "$np" ">=" 1 || cd_fail "collectd group has $np processes"
 cd_num_cmp "$nt" ">" 1 || cd_fail "collectd group has $nt threads"
+
+# Per-user totals beside the groups (TopUsers, default 20), whatever the
+# groups are: every user's processes summed under memz-users, a type
+# instance per figure and user. collectd runs as root, so root's totals
+# hold the collectd group's; its PSS is that of uid 0's processes, which
+# /proc says too (within a factor of two: processes come and go between
+# the two reads on a busy machine).
+cd_poll 5 cd_has_val "$A" memz-users/memory-pss_root ||
+	cd_fail "no memz-users/memory-pss_root: $(cd_listval "$A" | grep users | head -5)"
+upss=$(cd_getval "$A" memz-users/memory-pss_root)
+uanon=$(cd_getval "$A" memz-users/memory-anon_root)
+unp=$(cd_getval "$A" memz-users/ps_count-root processes)
+cpss=$(cd_getval "$A" memz-collectd/memory-pss)
+cnp=$(cd_getval "$A" memz-collectd/ps_count processes)
+kpss=$(python3 - <<'PY'
+import glob
+s = 0
+for d in glob.glob("/proc/[0-9]*"):
+    try:
+        uid = [l for l in open(d + "/status") if l.startswith("Uid:")][0].split()[1]
+        if uid == "0":
+            s += sum(int(l.split()[1]) for l in open(d + "/smaps_rollup")
+                     if l.startswith("Pss:"))
+    except (OSError, IndexError, ValueError):
+        pass
+print(s * 1024)
+PY
+)
+echo "user root: pss $upss B (/proc: $kpss B), anon $uanon B, $unp processes; collectd group pss $cpss B, $cnp processes"
+cd_num_cmp "$upss" ">=" "$cpss" || cd_fail "root's PSS $upss is below its collectd group's $cpss"
+cd_num_cmp "$unp" ">=" "$cnp" || cd_fail "root has $unp processes, its collectd group $cnp"
+cd_num_cmp "$uanon" ">" 0 && cd_num_cmp "$uanon" "<=" "$upss" || cd_fail "root's anon is $uanon"
+cd_num_cmp "$(awk -v a="$upss" -v b="$kpss" 'BEGIN { print a / b }')" ">=" 0.5 &&
+	cd_num_cmp "$(awk -v a="$upss" -v b="$kpss" 'BEGIN { print a / b }')" "<=" 2 ||
+	cd_fail "root's PSS $upss B, /proc says $kpss B"
 
 # Dispatch every 2 s though sampling every 0.5 s: the csv rows of one value
 # are 2 s apart.

@@ -171,6 +171,13 @@ users=$(awk '/^BEGIN memz.group_pss/ { on = 1; next } /^END/ { if (on) exit }
 	on && /^SET/ { printf "%s ", $2 }' "$T/hu.out")
 [ "$users" = "alice root " ] || nd_fail "host prefix GroupBy user: groups '$users', expected 'alice root '"
 echo "host prefix: users named $users"
+# the per-user totals beside the groups, by the same names: alice's three
+# processes' PSS (tests/fixtures/README), root's two
+utot=$(awk '/^BEGIN memz.user_pss/ { on = 1; next } /^END/ { if (on) exit }
+	on && /^SET/ { printf "%s=%s ", $2, $4 }' "$T/hu.out")
+[ "$utot" = "alice=35520512 root=8912896 " ] ||
+	nd_fail "host prefix: memz.user_pss '$utot', expected 'alice=35520512 root=8912896 '"
+echo "host prefix: memz.user_pss $utot"
 
 # 4. SIGTERM ends it quickly with status 0, even while netdata keeps stdin
 # open and silent

@@ -109,6 +109,35 @@ awk '$1 == 100 { print $(NF - 1); exit }' "$TMP/out" | grep -qx -- - ||
 expect_rc 0 $MEMZ top --watch=0.05 -c 2 $ROOT
 [ "$(grep -c '^RAM ' "$TMP/out")" -eq 2 ] || fail "--watch=S -c 2"
 
+# --- top --users and json's users: the core's per-user totals -----------------
+# tree1 (tests/fixtures/README): root's init and sshd, alice's two workers
+# and bash, grouped by name; names from the fixture passwd file
+T1="--set ProcRoot=$top_srcdir/tests/fixtures/tree1/proc --set SysRoot=$top_srcdir/tests/fixtures/tree1/sys --set PasswdFile=$top_srcdir/tests/fixtures/users/passwd"
+expect_rc 0 $MEMZ top --users $T1
+cat >"$TMP/want" <<'EOF'
+RAM 8.0 GiB: free 4.0 GiB, buffers 128.0 MiB, cached 1.0 GiB, slab 256.0 MiB, page tables 16.0 MiB, processes 37.0 MiB, hidden 0 B, kernel 2.6 GiB
+2 users, 0 leak suspects
+   PROCS         PSS         USS         RSS        SWAP USER
+      3x    33.9 MiB    31.6 MiB    38.6 MiB         0 B alice
+      2x     8.5 MiB     7.5 MiB    11.5 MiB         0 B root
+EOF
+same "top --users" "$TMP/want" "$TMP/out"
+expect_rc 0 $MEMZ top -u -b --sort name --filter oo $T1
+[ "$(awk 'NR > 3 { print $2, $NF }' "$TMP/out")" = "8912896 root" ] ||
+	fail "top -u --filter: $(cat "$TMP/out")"
+expect_rc 2 $MEMZ top --users --processes $T1
+expect_rc 0 $MEMZ json $T1
+# root's oldest process is 99.95 s old, alice's 49 s: only root is past
+# PublishAfter (60 s) and published
+json_check "$TMP/out" '[u["name"] for u in d["users"]] == ["alice", "root"]' \
+	'[u["uid"] for u in d["users"]] == [1000, 0]' \
+	'd["users"][0]["pss"] == (11520 + 21760 + 1408) * 1024' \
+	'd["users"][0]["anon"] == (10240 + 20480 + 1024) * 1024' \
+	'd["users"][0]["members"] == 3 and d["users"][1]["members"] == 2' \
+	'[u["published"] for u in d["users"]] == [False, True]' \
+	'[u["id"] for u in d["users"]] == [None, "root"]' \
+	'[g["name"] for g in d["groups"]] == ["worker", "init", "sshd", "bash"]'
+
 # --- inspect ---------------------------------------------------------------
 expect_rc 0 $MEMZ inspect 100 --limit 3 $ROOT
 cat >"$TMP/want" <<'EOF'

@@ -258,6 +258,55 @@ static void test_values(void)
 	memz_report_free(&r);
 }
 
+/* Per-user totals: every published user under plugin instance "users", a
+ * memory value per figure and user and a ps_count per user, stock types;
+ * a user not reported has none. */
+static void test_user_values(void)
+{
+	struct memz_report *r;
+	struct memz_snapshot s;
+	struct memz_user_total u[3];
+	const struct memz_user_total *up[3] = { &u[0], &u[1], &u[2] };
+	struct seen out = { .n = 0 };
+	const struct cdm_value *pc;
+
+	memset(&s, 0, sizeof s);
+	memset(u, 0, sizeof u);
+	u[0] = (struct memz_user_total){ .uid = 1000, .members = 3,
+					 .threads = 9, .pss = 4096, .uss = 2048,
+					 .rss = 8192, .swap = 512, .anon = 1024,
+					 .name = "alice", .reported = true };
+	u[1] = (struct memz_user_total){ .uid = 0, .members = 1, .threads = 1,
+					 .pss = 100, .name = "root",
+					 .reported = true };
+	u[2] = (struct memz_user_total){ .uid = 33, .pss = 50,
+					 .name = "www-data" };
+	s.view.users = up;
+	s.view.n_users = 3;
+	CHECK_INT(memz_report_new(&r, memz_allocator_libc()), 0);
+	values(r, &s, &out);
+	/* 8 breakdown + 2 counts + 2 users * (5 memory + ps_count) */
+	CHECK_INT(out.n, 8 + 2 + 2 * 6);
+	check_types_db(&out);
+	CHECK(val(&out, "users", "memory", "pss_alice") == 4096);
+	CHECK(val(&out, "users", "memory", "uss_alice") == 2048);
+	CHECK(val(&out, "users", "memory", "rss_alice") == 8192);
+	CHECK(val(&out, "users", "memory", "swap_alice") == 512);
+	CHECK(val(&out, "users", "memory", "anon_alice") == 1024);
+	CHECK(val(&out, "users", "memory", "pss_root") == 100);
+	pc = find(&out, "users", "ps_count", "alice");
+	CHECK(pc != NULL);
+	if (pc) {
+		CHECK_INT(pc->n, 2);
+		CHECK(pc->v[0] == 3);
+		CHECK(pc->v[1] == 9);
+	}
+	CHECK(find(&out, "users", "memory", "pss_www-data") == NULL);
+	/* nothing per user under the groups' names */
+	CHECK(find(&out, "alice", "memory", "pss") == NULL);
+	memz_report_free(&r);
+}
+
 /* GroupBy cgroup: under the operator's name, the cgroup's usage and limit
  * beside the PSS; no limit, no value; no cgroup, neither. */
 static void test_cgroup_values(void)
@@ -639,6 +688,7 @@ static void test_oom(void)
 
 int main(void)
 {
+	test_user_values();
 	test_values();
 	test_cgroup_values();
 	test_leakpart();

@@ -748,8 +748,116 @@ static void test_menu(void)
 	script_free(&s);
 }
 
+/* Per-user totals: a chart per figure under "users", a dimension per
+ * published user, with the values in MiB; a user no longer published is
+ * made obsolete once, one that comes back is live again, a steady cycle
+ * declares nothing, and no user published means no user charts. */
+static void test_user_charts(void)
+{
+	static const char *const charts[] = { "memz.user_pss", "memz.user_uss",
+					      "memz.user_swap", "memz.user_anon" };
+	struct script s;
+	struct memz_user_total u[3];
+	const struct memz_user_total *up[3];
+	unsigned n_charts;
+	long long v;
+
+	script_init(&s);
+	group(&s, 0, "alpha", 10, true);
+	cycle(&s, (int[]){ 0 }, 1);
+	CHECK(!ndc_has_chart(s.chk, "memz.user_pss"));
+
+	memset(u, 0, sizeof u);
+	u[0] = (struct memz_user_total){ .uid = 1000, .pss = 30 * MIB,
+					 .uss = 20 * MIB, .swap = 2 * MIB,
+					 .anon = 10 * MIB, .name = "alice",
+					 .reported = true };
+	u[1] = (struct memz_user_total){ .uid = 0, .pss = 8 * MIB,
+					 .name = "root", .reported = true };
+	u[2] = (struct memz_user_total){ .uid = 33, .pss = 4 * MIB,
+					 .name = "www-data", .reported = true };
+	up[0] = &u[0];
+	up[1] = &u[1];
+	s.snap.view.users = up;
+	s.snap.view.n_users = 2;
+	cycle(&s, (int[]){ 0 }, 1);
+	for (size_t c = 0; c < 4; c++) {
+		CHECK(ndc_has_chart(s.chk, charts[c]));
+		CHECK_INT(ndc_dim_count(s.chk, charts[c], true), 2);
+		CHECK_INT(ndc_dim_divisor(s.chk, charts[c], "alice"), MIB);
+	}
+	CHECK(strstr(s.buf, "\"users\" \"memz.user_pss\" stacked") != NULL);
+	CHECK(ndc_last(s.chk, "memz.user_pss", "alice", &v));
+	CHECK_INT(v, 30 * MIB);
+	CHECK(ndc_last(s.chk, "memz.user_uss", "alice", &v));
+	CHECK_INT(v, 20 * MIB);
+	CHECK(ndc_last(s.chk, "memz.user_swap", "alice", &v));
+	CHECK_INT(v, 2 * MIB);
+	CHECK(ndc_last(s.chk, "memz.user_anon", "alice", &v));
+	CHECK_INT(v, 10 * MIB);
+	CHECK(ndc_last(s.chk, "memz.user_pss", "root", &v));
+	CHECK_INT(v, 8 * MIB);
+
+	/* steady: nothing declared again */
+	n_charts = ndc_count(s.chk, "CHART");
+	cycle(&s, (int[]){ 0 }, 1);
+	CHECK_INT(ndc_count(s.chk, "CHART"), n_charts);
+
+	/* root no longer published, www-data is */
+	up[1] = &u[2];
+	cycle(&s, (int[]){ 0 }, 1);
+	CHECK(ndc_dim_obsolete(s.chk, "memz.user_pss", "root"));
+	CHECK(!ndc_set_last_update(s.chk, "memz.user_pss", "root"));
+	CHECK(ndc_set_last_update(s.chk, "memz.user_pss", "www-data"));
+	CHECK_INT(ndc_dim_count(s.chk, "memz.user_pss", true), 2);
+	CHECK(ndc_last(s.chk, "memz.user_pss", "www-data", &v));
+	CHECK_INT(v, 4 * MIB);
+
+	/* root back: live again, under the same id */
+	up[2] = &u[1];
+	s.snap.view.n_users = 3;
+	cycle(&s, (int[]){ 0 }, 1);
+	CHECK(!ndc_dim_obsolete(s.chk, "memz.user_pss", "root"));
+	CHECK(ndc_set_last_update(s.chk, "memz.user_pss", "root"));
+	CHECK_INT(ndc_dim_count(s.chk, "memz.user_pss", true), 3);
+
+	/* a user the report does not publish (not reported) is not charted */
+	u[2].reported = false;
+	cycle(&s, (int[]){ 0 }, 1);
+	CHECK(ndc_dim_obsolete(s.chk, "memz.user_pss", "www-data"));
+	CHECK_INT(ndc_dim_count(s.chk, "memz.user_pss", true), 2);
+	script_free(&s);
+}
+
+/* Users that come and go for ever (a new DynamicUser each time) keep the
+ * emitter's state bounded and every SET for a declared dimension. */
+static void test_user_churn(void)
+{
+	struct script s;
+	struct memz_user_total u;
+	const struct memz_user_total *up[1] = { &u };
+
+	script_init(&s);
+	group(&s, 0, "alpha", 10, true);
+	s.snap.view.users = up;
+	s.snap.view.n_users = 1;
+	for (unsigned i = 0; i < 3 * MEMZ_REPORT_MAX_USERS; i++) {
+		memset(&u, 0, sizeof u);
+		u.uid = 60000 + i;
+		u.pss = MIB;
+		u.reported = true;
+		snprintf(u.name, sizeof u.name, "%u", u.uid);
+		cycle(&s, (int[]){ 0 }, 1);
+	}
+	CHECK_INT(ndc_dim_count(s.chk, "memz.user_pss", true), 1);
+	CHECK(ndc_set_last_update(s.chk, "memz.user_pss", u.name));
+	script_free(&s);
+}
+
 int main(void)
 {
+	test_user_charts();
+	test_user_churn();
 	test_cgroup_charts();
 	test_oom_scopes();
 	test_menu();

@@ -386,7 +386,8 @@ static void test_bounded_and_quiet(void)
 	CHECK(memz_report_id(r, "p0") == NULL);
 	CHECK(memz_report_id(r, "p49") == NULL);
 	CHECK_STR(memz_report_id(r, "p50"), "p50");
-	CHECK(c.live <= MEMZ_REPORT_MAX_KNOWN + 3);
+	/* the names, the report, its slots, its groups' and users' arrays */
+	CHECK(c.live <= MEMZ_REPORT_MAX_KNOWN + 4);
 
 	/* the same names again and again: nothing allocated */
 	allocs = c.allocs;
@@ -509,8 +510,51 @@ static void test_scope_of(void)
 	free(o);
 }
 
+/* Users: those the table reports, in its order, at most
+ * MEMZ_REPORT_MAX_USERS; their series read the totals. */
+static void test_users(void)
+{
+	static struct memz_user_total u[MEMZ_REPORT_MAX_USERS + 20];
+	static const struct memz_user_total *up[MEMZ_REPORT_MAX_USERS + 20];
+	struct fake f;
+	struct memz_report *r;
+	const struct memz_report_view *v;
+
+	fake_init(&f, 0);
+	for (size_t i = 0; i < MEMZ_REPORT_MAX_USERS + 20; i++) {
+		u[i] = (struct memz_user_total){
+			.uid = (uint32_t)i, .members = 2, .threads = 5,
+			.pss = 1000 - i, .uss = 7, .rss = 9, .swap = 3,
+			.anon = 4, .reported = i != 1 };
+		snprintf(u[i].name, sizeof u[i].name, "u%zu", i);
+		up[i] = &u[i];
+	}
+	f.s.view.users = up;
+	f.s.view.n_users = MEMZ_REPORT_MAX_USERS + 20;
+	CHECK_INT(memz_report_new(&r, memz_allocator_libc()), 0);
+	CHECK_INT(memz_report_update(r, &f.s, &v), 0);
+	CHECK_INT(v->n_users, MEMZ_REPORT_MAX_USERS);
+	CHECK(v->users[0] == &u[0]);
+	CHECK(v->users[1] == &u[2]); /* u1 is not reported */
+	CHECK(v->users[MEMZ_REPORT_MAX_USERS - 1] == &u[MEMZ_REPORT_MAX_USERS]);
+	CHECK(memz_series_value(series(&memz_series_user, "pss"), &u[0]) == 1000);
+	CHECK(memz_series_value(series(&memz_series_user, "uss"), &u[0]) == 7);
+	CHECK(memz_series_value(series(&memz_series_user, "rss"), &u[0]) == 9);
+	CHECK(memz_series_value(series(&memz_series_user, "swap"), &u[0]) == 3);
+	CHECK(memz_series_value(series(&memz_series_user, "anon"), &u[0]) == 4);
+	CHECK(memz_series_value(series(&memz_series_user, "members"), &u[0]) == 2);
+	CHECK(memz_series_value(series(&memz_series_user, "threads"), &u[0]) == 5);
+	/* none reported, none published */
+	for (size_t i = 0; i < MEMZ_REPORT_MAX_USERS + 20; i++)
+		u[i].reported = false;
+	CHECK_INT(memz_report_update(r, &f.s, &v), 0);
+	CHECK_INT(v->n_users, 0);
+	memz_report_free(&r);
+}
+
 int main(void)
 {
+	test_users();
 	test_tables();
 	test_oom_series();
 	test_scope_of();

@@ -15,8 +15,8 @@
 #include "memz/sampler.h"
 
 /* Write the snapshot object into g (breakdown, meminfo extras, psi, numa,
- * pace, stats, groups, processes, events). Each group says whether hosts
- * publish it ("published", report.h's rule). A figure that is not
+ * pace, stats, groups, users, processes, events). Each group and user
+ * says whether hosts publish it ("published", report.h's rule). A figure that is not
  * finite is null. */
 int memz_json_snapshot(yajl_gen g, const struct memz_snapshot *s);
 /* The same, with the id every host publishes each published group under

@@ -26,6 +26,9 @@
  *     (MEMZ_REPORT_MAX_KNOWN names, the longest unpublished forgotten
  *     first), so a group that comes back gets its old id. Display labels go
  *     through memz_sanitize_label() and are made unique with " #2", " #3".
+ *   - the users published: per-user totals (users.h) the table reports,
+ *     largest PSS first, at most MEMZ_REPORT_MAX_USERS. A user's id and
+ *     label are its name, already an identifier and unique among users.
  *   - the clock: when to sample (the pace) and when to publish (the host's
  *     interval), on a grid that survives a late callback and a stall.
  *
@@ -66,6 +69,9 @@
 /* collectd's plugin_instance is 128 bytes; a short id keeps graph and file
  * names readable, and fits every host. */
 #define MEMZ_REPORT_ID_MAX 64
+/* Users published at most, whatever TopUsers and PublishHold keep: a
+ * login server's hundreds of users would otherwise each take a line. */
+#define MEMZ_REPORT_MAX_USERS 100
 #define MEMZ_REPORT_LABEL_MAX 96
 
 enum memz_unit {
@@ -134,6 +140,8 @@ extern const struct memz_series_table memz_series_psi;
 extern const struct memz_series_table memz_series_node;
 /* One group (obj: struct memz_group). */
 extern const struct memz_series_table memz_series_group;
+/* One user's processes summed (obj: struct memz_user_total). */
+extern const struct memz_series_table memz_series_user;
 /* The whole snapshot's counts: suspects, the pace's interval (obj: struct
  * memz_snapshot). */
 extern const struct memz_series_table memz_series_counts;
@@ -176,6 +184,9 @@ struct memz_publish {
 void memz_publish_init(struct memz_publish *p, const struct memz_table_view *v);
 bool memz_publish_next(struct memz_publish *p, const struct memz_group *g);
 
+/* The same for users: *n counts those published so far (start at 0). */
+bool memz_publish_user_next(size_t *n, const struct memz_user_total *u);
+
 struct memz_report_group {
 	const struct memz_group *g;
 	const char *id;    /* [A-Za-z0-9_.-]+, shorter than MEMZ_REPORT_ID_MAX */
@@ -189,6 +200,9 @@ struct memz_report_view {
 	const struct memz_snapshot *snap;
 	const struct memz_report_group *groups; /* published, snapshot order */
 	size_t n_groups;
+	/* published users, largest PSS first; u->name is the id */
+	const struct memz_user_total *const *users;
+	size_t n_users;
 };
 
 struct memz_report;

@@ -48,8 +48,9 @@ struct memz_settings {
 
 	/* what to report */
 	enum memz_group_by group_by;
-	char passwd_file[MEMZ_PATH_MAX]; /* GroupBy user: uid to name */
+	char passwd_file[MEMZ_PATH_MAX]; /* uid to name (users.h) */
 	int top_groups;
+	int top_users; /* per-user totals published (users.h) */
 	struct memz_strlist process;       /* exact group names, always reported */
 	struct memz_strlist process_match; /* POSIX extended regexes, likewise */
 	double publish_after; /* s a top group must hold its place first */

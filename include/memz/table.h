@@ -37,6 +37,7 @@
 #include "memz/detector.h"
 #include "memz/procfs.h"
 #include "memz/settings.h"
+#include "memz/users.h"
 
 struct memz_group;
 struct memz_cgroup;
@@ -157,6 +158,10 @@ struct memz_table_view {
 	size_t n_procs;
 	const struct memz_group *const *groups; /* sorted by PSS, largest first */
 	size_t n_groups;
+	/* every uid with a process, its processes summed whatever GroupBy
+	 * is (users.h), sorted by PSS, largest first */
+	const struct memz_user_total *const *users;
+	size_t n_users;
 	const struct memz_event *events; /* this cycle's */
 	size_t n_events;
 	unsigned leak_suspects; /* processes and groups flagged now */

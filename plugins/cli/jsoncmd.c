@@ -17,7 +17,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: memz json [OPTIONS]\n"
-		"One snapshot (breakdown, groups, processes, verdicts) as JSON.\n\n"
+		"One snapshot (breakdown, groups, users, processes, verdicts) as JSON.\n\n"
 		"  -n, --samples N     sample N cycles, print the last (default 1;\n"
 		"                      2 or more gives growth rates)\n"
 		"  -i, --interval S    seconds between cycles (default 1)\n"

@@ -43,7 +43,7 @@ struct row {
 };
 
 struct top_opts {
-	bool processes, raw, watch, tty;
+	bool processes, users, raw, watch, tty;
 	enum sort_key sort;
 	double interval;
 	unsigned count, limit;
@@ -61,8 +61,10 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: memz top [OPTIONS]\n"
-		"Groups (GroupBy, default the process name) or processes, by PSS.\n\n"
+		"Groups (GroupBy, default the process name), processes or users, by PSS.\n\n"
 		"  -p, --processes      one row per process instead of per group\n"
+		"  -u, --users          one row per user (uid, named from PasswdFile): its\n"
+		"                       processes summed, whatever GroupBy is\n"
 		"  -s, --sort KEY       pss (default), uss, rss, swap, growth, name, pid\n"
 		"  -w, --watch [SECS]   refresh every SECS (default 2) with growth and [LEAK?]\n"
 		"  -c, --count N        stop after N tables (with --watch)\n"
@@ -75,6 +77,7 @@ static void usage(FILE *f)
 		"      --set NAME=VALUE a memz setting (ProcRoot, GroupBy, Leak*, ...)\n"
 		"  -h, --help           this text\n\n"
 		"GROWTH is the detector's PSS growth estimate; '-' until two samples.\n"
+
 		"With --set GroupBy=cgroup, NAME is the unit, container or pod and\n"
 		"CGROUP/LIMIT are the cgroup's own usage and limit (largest groups only).\n");
 }
@@ -184,7 +187,19 @@ static size_t collect(struct top_opts *o, const struct memz_snapshot *s,
 	for (size_t i = 0; i < o->base.procs.n; i++)
 		o->base.procs.e[i].seen = false;
 
-	if (o->processes) {
+	if (o->users) {
+		/* the core's per-user totals (users.h), as smem -u shows them;
+		 * no detector judges a user, so no growth */
+		for (size_t i = 0; i < s->view.n_users; i++) {
+			const struct memz_user_total *u = s->view.users[i];
+			struct row r = { .members = u->members, .name = u->name,
+					 .pss = u->pss, .uss = u->uss,
+					 .rss = u->rss, .swap = u->swap };
+
+			if (row_selected(o, &r))
+				rows[n++] = r;
+		}
+	} else if (o->processes) {
 		for (size_t i = 0; i < s->view.n_procs; i++) {
 			const struct memz_proc *p = s->view.procs[i];
 			struct row r = { .pid = p->pid, .members = 1,
@@ -329,7 +344,9 @@ static void print_oom(const struct top_opts *o, const struct memz_snapshot *s)
 static int print_table(struct top_opts *o,
 		       const struct memz_snapshot *s)
 {
-	size_t cap = o->processes ? s->view.n_procs : s->view.n_groups;
+	size_t cap = o->users	  ? s->view.n_users
+		     : o->processes ? s->view.n_procs
+				    : s->view.n_groups;
 	struct row *rows = calloc(cap ? cap : 1, sizeof *rows);
 	char b[9][32], name[4 * MEMZ_COMM_MAX + 512];
 	size_t n, shown;
@@ -341,20 +358,22 @@ static int print_table(struct top_opts *o,
 	n = collect(o, s, rows);
 	shown = o->limit && o->limit < n ? o->limit : n;
 	print_breakdown(o, &s->br);
-	printf("%zu %s, %u leak suspect%s\n",
-	       o->processes ? s->view.n_procs : s->view.n_groups,
-	       o->processes ? "processes" : "groups", s->view.leak_suspects,
-	       s->view.leak_suspects == 1 ? "" : "s");
+	printf("%zu %s, %u leak suspect%s\n", cap,
+	       o->users ? "users" : o->processes ? "processes" : "groups",
+	       s->view.leak_suspects, s->view.leak_suspects == 1 ? "" : "s");
 	print_oom(o, s);
 	if (o->has_base)
 		print_gone(o);
 	printf("%8s %11s %11s %11s %11s", o->processes ? "PID" : "PROCS", "PSS",
 	       "USS", "RSS", "SWAP");
-	if (o->by_cgroup && !o->processes)
+	if (o->by_cgroup && !o->processes && !o->users)
 		printf(" %11s %11s", "CGROUP", "LIMIT");
 	if (o->has_base)
 		printf(" %11s", "SINCE");
-	printf(" %13s %-7s %s\n", "GROWTH", "LEAK", "NAME");
+	if (o->users)
+		printf(" %s\n", "USER");
+	else
+		printf(" %13s %-7s %s\n", "GROWTH", "LEAK", "NAME");
 	for (size_t i = 0; i < shown; i++) {
 		const struct row *r = &rows[i];
 		char pss[34], uss[34];
@@ -375,6 +394,10 @@ static int print_table(struct top_opts *o,
 		printf("%8s %11s %11s %11s %11s", b[0], pss, uss,
 		       cli_bytes(r->rss, o->raw, b[3], 32),
 		       cli_bytes(r->swap, o->raw, b[4], 32));
+		if (o->users) {
+			printf(" %s\n", cli_name(r->name, name, sizeof name));
+			continue;
+		}
 		if (o->by_cgroup && !o->processes) {
 			bool mem = r->cg && r->cg->has_mem;
 
@@ -401,6 +424,7 @@ static int parse_args(int argc, char **argv, struct top_opts *o,
 {
 	static const struct option longopts[] = {
 		{ "processes", no_argument, NULL, 'p' },
+		{ "users", no_argument, NULL, 'u' },
 		{ "sort", required_argument, NULL, 's' },
 		{ "watch", optional_argument, NULL, 'w' },
 		{ "count", required_argument, NULL, 'c' },
@@ -416,10 +440,11 @@ static int parse_args(int argc, char **argv, struct top_opts *o,
 	int c, i, rc;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":ps:w::c:l:f:m:bh", longopts,
+	while ((c = getopt_long(argc, argv, ":pus:w::c:l:f:m:bh", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'p': o->processes = true; break;
+		case 'u': o->users = true; break;
 		case 'b': o->raw = true; break;
 		case 's':
 			for (i = 0; sort_names[i] && strcmp(sort_names[i], optarg); i++)
@@ -477,6 +502,12 @@ static int parse_args(int argc, char **argv, struct top_opts *o,
 			if (rc >= 0)
 				return rc;
 		}
+	}
+	/* a baseline holds groups and processes, not users */
+	if (o->users && (o->processes || o->baseline_file)) {
+		fprintf(stderr, "memz top: --users takes neither --processes "
+			"nor --baseline\n");
+		return 2;
 	}
 	return cli_no_operands("memz top", argc, argv);
 }

@@ -66,6 +66,27 @@ static size_t table(cdm_emit_fn emit, void *ctx, const char *pi,
 	return n;
 }
 
+/* A user's figures as type instances "<figure>_<user>", under "users". */
+static size_t user_table(cdm_emit_fn emit, void *ctx,
+			 const struct memz_user_total *u)
+{
+	const struct memz_series_table *t = &memz_series_user;
+	size_t n = 0;
+
+	for (size_t i = 0; i < t->n; i++) {
+		const struct memz_series *se = &t->s[i];
+		char ti[CDM_INSTANCE_MAX];
+
+		if (se->unit != MEMZ_UNIT_BYTES)
+			continue;
+		snprintf(ti, sizeof ti, "%s_%s", se->name, u->name);
+		emit1(emit, ctx, "users", type_of(se->unit), ti,
+		      memz_series_value(se, u));
+		n++;
+	}
+	return n;
+}
+
 static double unit_value(const struct memz_series_table *t, enum memz_unit u,
 			 const void *obj)
 {
@@ -108,6 +129,23 @@ size_t cdm_report_values(const struct memz_report_view *rv, cdm_emit_fn emit,
 				     rg->g);
 		pc.v[1] = unit_value(&memz_series_group, MEMZ_UNIT_THREADS,
 				     rg->g);
+		emit(ctx, &pc);
+		n++;
+	}
+
+	/* every user under one plugin instance, a type instance per figure
+	 * and user ("memory-pss_alice", "ps_count-alice"): one directory
+	 * whatever the users, and none of its names is one a group named
+	 * "users" would write there ("memory-pss", "ps_count") */
+	for (size_t i = 0; i < rv->n_users; i++) {
+		const struct memz_user_total *u = rv->users[i];
+		struct cdm_value pc = { .type = "ps_count", .n = 2 };
+
+		n += user_table(emit, ctx, u);
+		snprintf(pc.plugin_instance, sizeof pc.plugin_instance, "users");
+		snprintf(pc.type_instance, sizeof pc.type_instance, "%s", u->name);
+		pc.v[0] = unit_value(&memz_series_user, MEMZ_UNIT_PROCESSES, u);
+		pc.v[1] = unit_value(&memz_series_user, MEMZ_UNIT_THREADS, u);
 		emit(ctx, &pc);
 		n++;
 	}

@@ -31,6 +31,18 @@ struct scope_charts {
 
 #define ND_MAX_SCOPES (4 * (1 + MEMZ_OOM_MAX_SCOPES))
 
+/* What netdata was told about a user's dimension, by the user's name. Twice
+ * the published cap: a user gone stays obsolete here, and its entry is
+ * taken again only when no other is free. */
+struct user_dim {
+	char id[MEMZ_USER_NAME_MAX];
+	enum dim_state state;
+	bool changed; /* needs a DIMENSION line this cycle */
+	bool seen;    /* published this cycle */
+};
+
+#define ND_MAX_USER_DIMS (2 * MEMZ_REPORT_MAX_USERS)
+
 struct memz_nd_emitter {
 	FILE *out;
 	struct scope_charts scopes[ND_MAX_SCOPES];
@@ -45,6 +57,10 @@ struct memz_nd_emitter {
 	 * the first cycle a published group has it: GroupBy name never
 	 * shows an empty cgroup chart */
 	bool charted[MEMZ_ND_GROUP_SERIES_MAX];
+	struct user_dim udims[ND_MAX_USER_DIMS];
+	unsigned n_udims;
+	/* the users' charts went out (with the first user published) */
+	bool users_charted;
 };
 
 static void chart(FILE *f, const char *id, const char *title,
@@ -317,8 +333,110 @@ static void declare_instances(struct memz_nd_emitter *e, bool all)
 	}
 }
 
+/* The user's entry, a new one, or one whose user is obsolete by now;
+ * NULL when every entry is active (never with the cap above). */
+static struct user_dim *user_dim_for(struct memz_nd_emitter *e,
+				     const char *id)
+{
+	struct user_dim *spare = NULL;
+
+	for (unsigned i = 0; i < e->n_udims; i++) {
+		if (!strcmp(e->udims[i].id, id))
+			return &e->udims[i];
+		if (!spare && e->udims[i].state == DIM_OBSOLETE &&
+		    !e->udims[i].changed)
+			spare = &e->udims[i];
+	}
+	if (e->n_udims < ND_MAX_USER_DIMS)
+		spare = &e->udims[e->n_udims++];
+	if (spare) {
+		memset(spare, 0, sizeof *spare);
+		snprintf(spare->id, sizeof spare->id, "%s", id);
+	}
+	return spare;
+}
+
+/* Match this cycle's published users to what netdata knows, as
+ * track_groups does for groups; returns whether a dimension appeared,
+ * came back or vanished. */
+static bool track_users(struct memz_nd_emitter *e,
+			const struct memz_report_view *v)
+{
+	bool changed = false;
+
+	for (unsigned i = 0; i < e->n_udims; i++)
+		e->udims[i].seen = e->udims[i].changed = false;
+	for (size_t i = 0; i < v->n_users; i++) {
+		struct user_dim *d = user_dim_for(e, v->users[i]->name);
+
+		if (!d)
+			continue; /* never declared: never SET */
+		d->seen = true;
+		if (d->state != DIM_ACTIVE) {
+			d->state = DIM_ACTIVE;
+			d->changed = changed = true;
+		}
+	}
+	for (unsigned i = 0; i < e->n_udims; i++) {
+		struct user_dim *d = &e->udims[i];
+
+		if (d->state == DIM_ACTIVE && !d->seen) {
+			d->state = DIM_OBSOLETE;
+			d->changed = changed = true;
+		}
+	}
+	return changed;
+}
+
+/* One chart per user series, a dimension per user, under "users" (as
+ * apps.plugin's users charts), after the groups' charts. */
+static void declare_users(struct memz_nd_emitter *e, bool all)
+{
+	int prio = 15;
+
+	for (size_t c = 0; c < memz_series_user.n; c++) {
+		const struct memz_series *se = &memz_series_user.s[c];
+
+		if (!se->chart)
+			continue;
+		chart(e->out, se->chart, se->title, "MiB", "users", "stacked",
+		      prio++, e->update_every);
+		for (unsigned i = 0; i < e->n_udims; i++) {
+			const struct user_dim *d = &e->udims[i];
+
+			if (!d->changed && !(all && d->state == DIM_ACTIVE))
+				continue;
+			dim(e->out, d->id, d->id, 1, MIB,
+			    d->state == DIM_ACTIVE ? "" : "obsolete hidden");
+		}
+	}
+}
+
 static void begin(FILE *f, const char *id, unsigned long long usec);
 static void set(FILE *f, const char *id, long long v);
+
+static void user_values(struct memz_nd_emitter *e,
+			const struct memz_report_view *v,
+			unsigned long long usec)
+{
+	for (size_t c = 0; c < memz_series_user.n; c++) {
+		const struct memz_series *se = &memz_series_user.s[c];
+
+		if (!se->chart)
+			continue;
+		begin(e->out, se->chart, usec);
+		for (size_t i = 0; i < v->n_users; i++) {
+			const struct memz_user_total *u = v->users[i];
+
+			for (unsigned j = 0; j < e->n_udims; j++)
+				if (e->udims[j].seen &&
+				    !strcmp(e->udims[j].id, u->name))
+					set(e->out, u->name,
+					    llround(memz_series_value(se, u)));
+		}
+		fputs("END\n", e->out);
+	}
+}
 
 static void instance_values(struct memz_nd_emitter *e,
 			    const struct memz_report_group *rg,
@@ -476,6 +594,8 @@ static void values(struct memz_nd_emitter *e, const struct memz_report_view *v,
 	}
 	for (size_t i = 0; i < v->n_groups; i++)
 		instance_values(e, &v->groups[i], usec);
+	if (e->users_charted)
+		user_values(e, v, usec);
 	begin(f, "leak_suspects", usec);
 	set(f, "suspects", s->view.leak_suspects);
 	fputs("END\n", f);
@@ -572,6 +692,10 @@ int memz_nd_emit(struct memz_nd_emitter *e, const struct memz_snapshot *s,
 		declare_instances(e, !e->declared);
 	}
 	e->declared = true;
+	if (track_users(e, v) || (!e->users_charted && v->n_users)) {
+		declare_users(e, !e->users_charted);
+		e->users_charted = true;
+	}
 	track_scopes(e, &s->oom);
 	values(e, v, usec);
 	if (fflush(e->out) || ferror(e->out))
