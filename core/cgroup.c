@@ -49,13 +49,13 @@ static int cut_path(const char *s, size_t n, char *out, size_t outlen)
 	return 0;
 }
 
-int memz_cgroup_of_proc(const char *buf, size_t len, char *out,
-			size_t outlen, int *version)
+/* The path of the memory cgroup's line in buf, [*ps, *pe). */
+static int find_path(const char *buf, size_t len, const char **ps,
+		     const char **pe, int *version)
 {
 	const char *p = buf, *end = buf + len, *ls, *le;
 	const char *v2 = NULL, *v2_end = NULL, *first = NULL, *first_end = NULL;
 	const char *s, *e;
-	size_t n;
 
 	while (mz_next_line(&p, end, &ls, &le)) {
 		const char *c1, *c2;
@@ -97,17 +97,57 @@ int memz_cgroup_of_proc(const char *buf, size_t len, char *out,
 		return -EINVAL;
 	}
 copy:
-	n = (size_t)(e - s);
 	/* the kernel names every cgroup from its root: anything else would
 	 * be a key no cgroup has, and '#' starts the cut form below */
-	if (!n || *s != '/')
+	if (s == e || *s != '/')
 		return -EINVAL;
+	*ps = s;
+	*pe = e;
+	return 0;
+}
+
+int memz_cgroup_of_proc(const char *buf, size_t len, char *out,
+			size_t outlen, int *version)
+{
+	const char *s, *e;
+	size_t n;
+	int rc = find_path(buf, len, &s, &e, version);
+
+	if (rc)
+		return rc;
+	n = (size_t)(e - s);
 	if (outlen && n <= outlen - 1) {
 		memcpy(out, s, n);
 		out[n] = '\0';
 		return 0;
 	}
 	return cut_path(s, n, out, outlen);
+}
+
+int memz_cgroup_memcg_of_proc(const char *buf, size_t len, char *out,
+			      size_t outlen, int *version)
+{
+	const char *s, *e;
+	size_t n;
+	int rc = find_path(buf, len, &s, &e, version);
+
+	if (rc)
+		return rc;
+	if (outlen < 2)
+		return -ENAMETOOLONG;
+	n = (size_t)(e - s);
+	if (n > outlen - 1) {
+		/* the last '/' at most outlen - 1 in: what precedes it is
+		 * an ancestor that fits ("/" when only the root does) */
+		n = outlen - 1;
+		while (n > 0 && s[n] != '/')
+			n--;
+		if (n == 0)
+			n = 1;
+	}
+	memcpy(out, s, n);
+	out[n] = '\0';
+	return 0;
 }
 
 /* v1 reports "unlimited" as LONG_MAX rounded down to a page; no machine

@@ -252,19 +252,23 @@ static int probe_statm(struct memz_sampler *s, struct memz_proc *p, bool *exec)
 }
 
 /* The memory cgroup is what an OOM forecast and kill are about, so the
- * file is read whatever GroupBy is. */
+ * file is read whatever GroupBy is. A path too long to keep groups by a
+ * key no cgroup has, but its memory is still counted under the deepest
+ * ancestor that fits, whose limit (or a limit above it) is its too. */
 static void read_cgroup(struct memz_sampler *s, struct memz_proc *p)
 {
 	char tmp[MEMZ_PATH_MAX];
 	size_t len;
 	int version;
 
-	if (memz_pidfiles_read(&s->files, p->pid, "cgroup", &len) ||
-	    memz_cgroup_of_proc(s->files.buf, len, tmp, sizeof tmp, &version))
+	if (memz_pidfiles_read(&s->files, p->pid, "cgroup", &len))
 		return;
-	if (s->s.group_by == MEMZ_GROUP_CGROUP)
+	if (s->s.group_by == MEMZ_GROUP_CGROUP &&
+	    !memz_cgroup_of_proc(s->files.buf, len, tmp, sizeof tmp, &version))
 		memz_table_set_cgroup(s->table, p, tmp);
-	if (version && tmp[0] == '/' && !memz_table_set_memcg(s->table, p, tmp))
+	if (!memz_cgroup_memcg_of_proc(s->files.buf, len, tmp, sizeof tmp,
+				       &version) &&
+	    version && !memz_table_set_memcg(s->table, p, tmp))
 		p->memcg_v1 = version == 1;
 }
 

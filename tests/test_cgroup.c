@@ -107,6 +107,46 @@ static void long_paths(void)
 				      &version), -ENAMETOOLONG);
 }
 
+/* The memory cgroup of a path too long to keep: its deepest ancestor that
+ * fits, whose limits are its own too; "/" when only the root does. */
+static void long_memcg(void)
+{
+	char a[400], out[256];
+	int version = -1;
+
+	memset(a, 'x', sizeof a);
+	memcpy(a, "4:memory:/system.slice/", 23);
+	a[sizeof a - 1] = '\n';
+	CHECK_INT(memz_cgroup_memcg_of_proc(a, sizeof a, out, sizeof out,
+					    &version), 0);
+	CHECK_STR(out, "/system.slice");
+	CHECK_INT(version, 1);
+	/* a '/' just at the end of what fits: all of what precedes it */
+	a[9 + 255] = '/';
+	CHECK_INT(memz_cgroup_memcg_of_proc(a, sizeof a, out, sizeof out,
+					    &version), 0);
+	CHECK_INT(strlen(out), 255);
+	CHECK(!strncmp(out, a + 9, 255));
+	a[9 + 255] = 'x';
+	a[9 + 256] = '/';
+	CHECK_INT(memz_cgroup_memcg_of_proc(a, sizeof a, out, sizeof out,
+					    &version), 0);
+	CHECK_STR(out, "/system.slice");
+	/* one that fits is itself, as the key has it */
+	CHECK_INT(memz_cgroup_memcg_of_proc(a, 9 + 255, out, sizeof out,
+					    &version), 0);
+	CHECK_INT(strlen(out), 255);
+	memcpy(a, "0::/xxxxxxxxxxxxxxxxxxxxxx", 23);
+	CHECK_INT(memz_cgroup_memcg_of_proc(a, sizeof a, out, sizeof out,
+					    &version), 0);
+	CHECK_STR(out, "/");
+	CHECK_INT(version, 2);
+	CHECK_INT(memz_cgroup_memcg_of_proc(a, sizeof a, out, 1, &version),
+		  -ENAMETOOLONG);
+	CHECK_INT(memz_cgroup_memcg_of_proc("0::x\n", 5, out, sizeof out,
+					    &version), -EINVAL);
+}
+
 static void parse_files(void)
 {
 	uint64_t v = 0;
@@ -645,6 +685,7 @@ int main(void)
 {
 	proc_lines();
 	long_paths();
+	long_memcg();
 	parse_files();
 	hierarchy("cgroup-v2", 2, "/fs/cgroup");
 	hierarchy("cgroup-v1", 1, "/fs/cgroup/memory");

@@ -1085,8 +1085,11 @@ static void fixture_failed_path(void)
 /* Time to OOM and the OOM kill, end to end over a fixture tree: a
  * process first seen outside its cgroup (forked, not yet moved) is found
  * in it once it is flagged; its cgroup's forecast names it, and when it
- * leaves as the cgroup's oom_kill rises, the kill names it. */
-static void fixture_oom(void)
+ * leaves as the cgroup's oom_kill rises, the kill names it. line is its
+ * /proc/PID/cgroup once moved, memcg the memory cgroup memz must take
+ * from it: /box, or below it a cgroup whose path is too long to keep,
+ * which /box's limit limits all the same. */
+static void fixture_oom(const char *line, const char *memcg)
 {
 	char tmp[] = "/tmp/memz-oom.XXXXXX", to[1100], cmd[4096], text[1300];
 	struct memz_settings set;
@@ -1138,7 +1141,7 @@ static void fixture_oom(void)
 	CHECK(isnan(snap.oom.scope[1].seconds));
 
 	/* it joins /box, then grows 1 MiB a second */
-	put_file(to, "proc/300/cgroup", "4:memory:/box\n0::/\n");
+	put_file(to, "proc/300/cgroup", line);
 	for (t = 2; t < 40; t++) {
 		unsigned long kb = 2048 + 1024 * (unsigned long)(t - 1);
 
@@ -1159,7 +1162,7 @@ static void fixture_oom(void)
 			break;
 	}
 	CHECK(p && p->det.verdict.leak);
-	CHECK(p && p->memcg && !strcmp(p->memcg, "/box"));
+	CHECK(p && p->memcg && !strcmp(p->memcg, memcg));
 	box = &snap.oom.scope[1];
 	CHECK_STR(box->path, "/box");
 	/* 256 MiB - 128 MiB at about 1 MiB/s */
@@ -1200,7 +1203,19 @@ static void fixture_oom(void)
 int main(void)
 {
 	fixture_failed_path();
-	fixture_oom();
+	fixture_oom("4:memory:/box\n0::/\n", "/box");
+	{
+		/* /box/a...a/b...b, 306 bytes: the deepest ancestor that
+		 * fits in MEMZ_PATH_MAX is /box/a...a */
+		char line[400], memcg[256];
+
+		memset(memcg, 'a', 205);
+		memcpy(memcg, "/box/", 5);
+		memcg[205] = '\0';
+		snprintf(line, sizeof line, "4:memory:%s/%0100d\n0::/\n",
+			 memcg, 0);
+		fixture_oom(line, memcg);
+	}
 	fixture_real1();
 	fixture_tree1();
 	fixture_steady_breakdown();

@@ -70,11 +70,23 @@ int memz_cgroup_read_mem(const char *sys_root, const char *path,
  * hash of the whole path: still the cgroup's own key (GroupBy cgroup must
  * never fall back to something the process chose, such as its comm), but
  * never a cgroup path, so nothing reads it as one (no name, no memory
- * files, no OOM watch).
+ * files; memz_cgroup_memcg_of_proc() is what the OOM watch counts it
+ * under).
  */
 #define MEMZ_CGROUP_CUT_MIN 32
 int memz_cgroup_of_proc(const char *buf, size_t len, char *out,
 			size_t outlen, int *version);
+
+/*
+ * The same memory cgroup, for its limits rather than as a key: a path that
+ * does not fit in outlen is given as its deepest ancestor that does ("/" at
+ * least). A limit set on an ancestor limits every cgroup below it, so a
+ * process in a cgroup too deep to name is still counted in the forecast
+ * of the limits above it. 0, -EINVAL as memz_cgroup_of_proc(), or
+ * -ENAMETOOLONG when outlen < 2.
+ */
+int memz_cgroup_memcg_of_proc(const char *buf, size_t len, char *out,
+			      size_t outlen, int *version);
 
 /* A limit file: v2's memory.max ("max": UINT64_MAX) or v1's
  * memory.limit_in_bytes (2^62 and above: UINT64_MAX, v1's "unlimited" is a
