@@ -451,14 +451,17 @@ static bool rests(const struct memz_proc *p, unsigned cycle)
 
 /* Published groups carry their cgroup's name and memory figures. Only
  * those: the rest are seen by nobody, and reading their files would cost
- * two reads per cgroup of the machine. A sweep every SWEEP_CYCLES forgets
- * cgroups no longer published; it runs before any group points at the
- * cache this cycle, so no pointer outlives its entry. */
+ * two reads per cgroup of the machine. Which are published is report.h's
+ * rule, in the view's order: the first MEMZ_TABLE_MAX_PUBLISHED suspects,
+ * and the reported groups, which the table capped to what the suspects
+ * leave. A sweep every SWEEP_CYCLES forgets cgroups no longer published;
+ * it runs before any group points at the cache this cycle, so no pointer
+ * outlives its entry. */
 #define SWEEP_CYCLES 64
 static int attach_cgroups(struct memz_sampler *s,
 			  const struct memz_table_view *v, double now)
 {
-	size_t published = 0;
+	size_t leaks = 0;
 	unsigned long reads;
 
 	if (!s->cgroups)
@@ -471,10 +474,10 @@ static int attach_cgroups(struct memz_sampler *s,
 		int rc;
 
 		g->cgroup = NULL;
-		if (!(g->reported || g->det.verdict.leak) ||
-		    published >= MEMZ_CGROUP_MAX || !g->name)
+		if (!(g->det.verdict.leak ? leaks++ < MEMZ_TABLE_MAX_PUBLISHED
+					  : g->reported) ||
+		    !g->name)
 			continue;
-		published++;
 		rc = memz_cgroups_get(s->cgroups, g->name, now, &g->cgroup);
 		if (rc)
 			return rc;

@@ -681,6 +681,93 @@ static void reads_published_only(void)
 	fixture_remove(tmp);
 }
 
+/* Process pid's statm and smaps_rollup at kb KiB, all of it anonymous. */
+static void proc_at(const char *dir, int pid, unsigned long kb)
+{
+	char rel[64], text[1024];
+
+	snprintf(rel, sizeof rel, "proc/%d/statm", pid);
+	snprintf(text, sizeof text, "%lu %lu 0 1 0 %lu 0\n", kb / 4 + 512,
+		 kb / 4, kb / 4);
+	put(dir, rel, text);
+	snprintf(rel, sizeof rel, "proc/%d/smaps_rollup", pid);
+	snprintf(text, sizeof text,
+		 "00400000-7ffd00000000 ---p 00000000 00:00 0 [rollup]\n"
+		 "Rss: %lu kB\nPss: %lu kB\nPss_Anon: %lu kB\n"
+		 "Pss_File: 0 kB\nPss_Shmem: 0 kB\nShared_Clean: 0 kB\n"
+		 "Shared_Dirty: 0 kB\nPrivate_Clean: 0 kB\n"
+		 "Private_Dirty: %lu kB\nAnonymous: %lu kB\nSwap: 0 kB\n"
+		 "SwapPss: 0 kB\n", kb, kb, kb, kb, kb);
+	put(dir, rel, text);
+}
+
+/*
+ * More leaking groups than are published: the first
+ * MEMZ_REPORT_MAX_GROUPS suspects are, and only their cgroups' files are
+ * read (a group carries its cgroup once it was looked up, which reads
+ * them); the suspects past the cap are seen in the JSON alone, which
+ * shows no cgroup figures.
+ */
+static void reads_published_leaks(void)
+{
+	char tmp[] = "/tmp/memz-cgleak-XXXXXX", rel[64], cg[64];
+	enum { FIRST = 100, N = 280 };
+	struct memz_settings set;
+	struct memz_sampler *s;
+	struct memz_snapshot snap;
+	struct memz_report *r;
+	const struct memz_report_view *v = NULL;
+	size_t attached = 0, leaks = 0;
+
+	fixture_copy(tmp, false);
+	snprintf(rel, sizeof rel, "%s/sys/fs/cgroup/t", tmp);
+	CHECK_INT(mkdir(rel, 0755), 0);
+	for (int p = FIRST; p < FIRST + N; p++) {
+		snprintf(cg, sizeof cg, "0::/t/c%d\n", p);
+		snprintf(rel, sizeof rel, "c%d", p);
+		add_proc(tmp, p, rel, cg);
+		snprintf(rel, sizeof rel, "%s/sys/fs/cgroup/t/c%d", tmp, p);
+		CHECK_INT(mkdir(rel, 0755), 0);
+		snprintf(rel, sizeof rel, "sys/fs/cgroup/t/c%d/memory.current", p);
+		put(tmp, rel, "1048576\n");
+		snprintf(rel, sizeof rel, "sys/fs/cgroup/t/c%d/memory.max", p);
+		put(tmp, rel, "max\n");
+	}
+	memz_settings_init(&set);
+	snprintf(rel, sizeof rel, "%s/proc", tmp);
+	CHECK_INT(memz_settings_set(&set, "ProcRoot", rel, NULL, 0), 0);
+	snprintf(rel, sizeof rel, "%s/sys", tmp);
+	CHECK_INT(memz_settings_set(&set, "SysRoot", rel, NULL, 0), 0);
+	CHECK_INT(memz_settings_set(&set, "GroupBy", "cgroup", NULL, 0), 0);
+	CHECK_INT(memz_settings_set(&set, "TopGroups", "0", NULL, 0), 0);
+	/* judged from the first sample, every one read exactly */
+	CHECK_INT(memz_settings_set(&set, "LeakWarmup", "0", NULL, 0), 0);
+	CHECK_INT(memz_settings_set(&set, "CpuBudget", "100", NULL, 0), 0);
+	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
+	CHECK_INT(memz_report_new(&r, memz_allocator_libc()), 0);
+	memz_snapshot_init(&snap);
+	for (int t = 0; t < 60 && leaks < N; t++) {
+		for (int p = FIRST; p < FIRST + N; p++)
+			proc_at(tmp, p, 2048 + 1024 * (unsigned long)t);
+		CHECK_INT(memz_sampler_run(s, 1000 + t, &snap), 0);
+		leaks = 0;
+		for (size_t i = 0; i < snap.view.n_groups; i++)
+			leaks += snap.view.groups[i]->det.verdict.leak;
+	}
+	CHECK_INT(leaks, N);
+	CHECK_INT(memz_report_update(r, &snap, &v), 0);
+	CHECK_INT(v->n_groups, MEMZ_REPORT_MAX_GROUPS);
+	for (size_t i = 0; i < snap.view.n_groups; i++)
+		attached += snap.view.groups[i]->cgroup != NULL;
+	CHECK_INT(attached, MEMZ_REPORT_MAX_GROUPS);
+	for (size_t i = 0; i < v->n_groups; i++)
+		CHECK(v->groups[i].g->cgroup != NULL);
+	memz_report_free(&r);
+	memz_snapshot_release(&snap);
+	memz_sampler_free(&s);
+	fixture_remove(tmp);
+}
+
 int main(void)
 {
 	proc_lines();
@@ -702,5 +789,6 @@ int main(void)
 	not_by_cgroup();
 	posing_comm();
 	reads_published_only();
+	reads_published_leaks();
 	return check_status();
 }
