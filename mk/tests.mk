@@ -33,6 +33,7 @@ EXTRA_DIST += tests/test_busy_host.sh \
 	tests/busy-host/browse.py tests/busy-host/Heap.java \
 	tests/busy-host/run/notes tests/busy-host/run/jvm.csv.xz \
 	tests/traces/busy-host.csv.xz tests/traces/busy-host.labels \
+	tests/traces/busy-host2.csv.xz tests/traces/busy-host2.labels \
 	tests/traces/real-arena.csv.xz tests/traces/real-arena.labels \
 	tests/traces/real-pgbench.csv.xz tests/traces/real-pgbench.labels \
 	tests/traces/real-cache.csv.xz tests/traces/real-cache.labels \

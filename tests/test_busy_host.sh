@@ -211,7 +211,7 @@ judge() {
 	}' "$1" "$2"
 }
 
-for labels in "$traces"/busy-host.labels "$traces"/real-*.labels; do
+for labels in "$traces"/busy-host*.labels "$traces"/real-*.labels; do
 	base=${labels%.labels}
 	name=${base##*/}
 	if ! xz -dc "$base.csv.xz" >"$tmp/1.csv"; then
