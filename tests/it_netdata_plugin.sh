@@ -407,7 +407,7 @@ grep -q '^DISABLE' "$T/m.out" && nd_fail "700 groups: DISABLE"
 "$NDCHECK" < "$T/m.out" > /dev/null || nd_fail "700 groups: output breaks the protocol"
 # the fixture's own groups (bash, ...) count towards the limit too
 n=$(grep -c "^CHART memz.grp_[^ ]*_leak '' .* ''" "$T/m.out")
-max=$(sed -n 's/^#define MEMZ_REPORT_MAX_GROUPS \([0-9]*\).*/\1/p' "$top_srcdir/include/memz/report.h")
+max=$(sed -n 's/^#define MEMZ_TABLE_MAX_PUBLISHED \([0-9]*\).*/\1/p' "$top_srcdir/include/memz/table.h")
 [ "$n" -eq "$max" ] || nd_fail "700 groups: $n charted, expected the report's $max"
 echo "TopGroups=1000, 700 groups: $n charted (the report's limit), exit 0"
 
