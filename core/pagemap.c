@@ -283,7 +283,8 @@ void memz_pagemap_estimate(uint64_t rss, uint64_t shared,
 
 	out->uss = rss - s;
 	/* PSS lies in [uss, uss + s/2]: its middle, and half the width
-	 * rounded up so the bound holds */
+	 * rounded up so the bound holds (not as (s + 3) / 4, which wraps to
+	 * 0 for s within 3 of 2^64) */
 	out->pss = out->uss + s / 4;
-	out->error = (s + 3) / 4;
+	out->error = s / 4 + (s % 4 != 0);
 }

@@ -5,14 +5,17 @@
 # fuzz-corpus/<target>-crash-*, and the run fails.
 FUZZ_TARGETS = tests/fuzz/fuzz_procfs tests/fuzz/fuzz_smaps \
 	tests/fuzz/fuzz_trace tests/fuzz/fuzz_settings tests/fuzz/fuzz_ndfunc \
-	tests/fuzz/fuzz_emit
+	tests/fuzz/fuzz_emit tests/fuzz/fuzz_cgroup tests/fuzz/fuzz_cgname \
+	tests/fuzz/fuzz_baseline tests/fuzz/fuzz_pagemap
 FUZZ_SECONDS = 10
 # Passed to every target after the defaults, e.g. FUZZ_FLAGS=-jobs=2.
 FUZZ_FLAGS =
 
 EXTRA_DIST += tests/fuzz/corpus tests/fuzz/fuzz_util.h \
 	tests/fuzz/fuzz_procfs.c tests/fuzz/fuzz_smaps.c tests/fuzz/fuzz_trace.c \
-	tests/fuzz/fuzz_settings.c tests/fuzz/fuzz_ndfunc.c tests/fuzz/fuzz_emit.c
+	tests/fuzz/fuzz_settings.c tests/fuzz/fuzz_ndfunc.c tests/fuzz/fuzz_emit.c \
+	tests/fuzz/fuzz_cgroup.c tests/fuzz/fuzz_cgname.c \
+	tests/fuzz/fuzz_baseline.c tests/fuzz/fuzz_pagemap.c
 
 if FUZZING
 noinst_PROGRAMS += $(FUZZ_TARGETS)
@@ -44,6 +47,23 @@ tests_fuzz_fuzz_emit_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/plugins/netdata
 tests_fuzz_fuzz_emit_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
 tests_fuzz_fuzz_emit_LDFLAGS = $(FUZZ_LINKFLAGS)
 tests_fuzz_fuzz_emit_LDADD = libmemz.la $(YAJL_LIBS)
+tests_fuzz_fuzz_cgroup_SOURCES = tests/fuzz/fuzz_cgroup.c tests/fuzz/fuzz_util.h
+tests_fuzz_fuzz_cgroup_LDFLAGS = $(FUZZ_LINKFLAGS)
+tests_fuzz_fuzz_cgroup_LDADD = libmemz.la
+tests_fuzz_fuzz_cgname_SOURCES = tests/fuzz/fuzz_cgname.c tests/fuzz/fuzz_util.h
+tests_fuzz_fuzz_cgname_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
+tests_fuzz_fuzz_cgname_LDFLAGS = $(FUZZ_LINKFLAGS)
+tests_fuzz_fuzz_cgname_LDADD = libmemz.la $(YAJL_LIBS)
+# the baseline parser is the CLI's, linked as memz has it, not copied
+tests_fuzz_fuzz_baseline_SOURCES = tests/fuzz/fuzz_baseline.c \
+	tests/fuzz/fuzz_util.h plugins/cli/baseline.c plugins/cli/cli.h
+tests_fuzz_fuzz_baseline_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/plugins/cli
+tests_fuzz_fuzz_baseline_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
+tests_fuzz_fuzz_baseline_LDFLAGS = $(FUZZ_LINKFLAGS)
+tests_fuzz_fuzz_baseline_LDADD = libmemz.la $(YAJL_LIBS)
+tests_fuzz_fuzz_pagemap_SOURCES = tests/fuzz/fuzz_pagemap.c tests/fuzz/fuzz_util.h
+tests_fuzz_fuzz_pagemap_LDFLAGS = $(FUZZ_LINKFLAGS)
+tests_fuzz_fuzz_pagemap_LDADD = libmemz.la
 
 # One line per target: executions, coverage (edges) and features, from
 # libFuzzer's final stats.

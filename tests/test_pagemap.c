@@ -259,6 +259,12 @@ static void estimate(void)
 	memz_pagemap_estimate(10, 5, &e);
 	CHECK_U64(e.pss, 6);
 	CHECK_U64(e.error, 2);
+	/* up to the top of the range (fuzz_pagemap): an error that wrapped
+	 * to 0 would call a guess exact */
+	memz_pagemap_estimate(UINT64_MAX, UINT64_MAX, &e);
+	CHECK_U64(e.uss, 0);
+	CHECK_U64(e.pss, UINT64_MAX / 4);
+	CHECK_U64(e.error, UINT64_MAX / 4 + 1);
 
 	/* shared: zero pages are present but not resident for status, so
 	 * status's resident bounds it; growth during the walk is in
