@@ -719,6 +719,37 @@ static bool ignored(const struct memz_table *t, const char *name)
 	return false;
 }
 
+/*
+ * A group founded by one warming process alone (a daemon, a service, a
+ * leaker under its own name) is that process's series: the founder's
+ * start-up growth is not rebased away as a joining member's is (that left
+ * the group flat until the founder was judged, then judged from there: a
+ * leak under spikes that never let its process settle was never found in
+ * its group, as it was in the process), but withheld with the group's
+ * verdict until the founder settles, when the long horizon restarts as
+ * the process's does. Others may join meanwhile; they count as joiners.
+ * Should the founder leave first, its start-up growth stays in the
+ * group's history with nothing to tell it from a leak, so the history
+ * goes with it. A group founded by several processes at once (memz's
+ * first cycle under GroupBy user) rebases their start-up as before.
+ */
+static void founder_series(struct memz_group *g)
+{
+	struct mz_group_entry *e = mz_ge(g);
+
+	if (!e->founder_mode)
+		return;
+	if (e->fresh && g->members != 1) {
+		e->founder_mode = false;
+	} else if (e->founder_settled) {
+		e->founder_mode = false;
+		memz_detector_restart_long(&g->det);
+	} else if (!e->fresh && !e->founder_seen) {
+		e->founder_mode = false;
+		memz_detector_init(&g->det);
+	}
+}
+
 static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 {
 	struct memz_group *g, *next;
@@ -733,6 +764,7 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 		g->threads = 0;
 		g->pss = g->uss = g->rss = g->swap = g->anon = 0;
 		mz_ge(g)->owned = 0;
+		mz_ge(g)->founder_seen = mz_ge(g)->founder_settled = false;
 	}
 	for (size_t i = 0; i < v->n_procs; i++) {
 		struct memz_proc *p = t->procs[i];
@@ -767,6 +799,18 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 				mz_ge(mz_pe(p)->prev_group)->join_anon -= mz_pe(p)->prev_anon;
 			}
 			mz_pe(p)->joined_t = mz_ge(g)->fresh ? -1 : t->now;
+			/* one that founds a group while warming makes the
+			 * group's series its own, should it be alone in it */
+			mz_pe(p)->founds = mz_ge(g)->fresh && p->warming;
+			if (mz_pe(p)->founds)
+				mz_ge(g)->founder_mode = true;
+		} else if (mz_pe(p)->founds && mz_ge(g)->founder_mode) {
+			/* its growth is the group's, judged as its own is */
+			mz_ge(g)->founder_seen = true;
+			if (!p->warming) {
+				mz_pe(p)->founds = false;
+				mz_ge(g)->founder_settled = true;
+			}
 		} else if (p->warming ||
 			   (mz_pe(p)->joined_t >= 0 &&
 			    t->now - mz_pe(p)->joined_t < t->s.leak_join_settle)) {
@@ -809,11 +853,13 @@ static int sum_groups(struct memz_table *t, struct memz_table_view *v)
 		g = t->groups[i];
 		g->reported = mz_ge(g)->listed =
 			publish(t, g, i < (size_t)t->s.top_groups);
+		founder_series(g);
 		memz_detector_rebase(&g->det, mz_ge(g)->join_delta);
 		memz_detector_rebase_anon(&g->det, mz_ge(g)->join_anon);
 		if (memz_detector_push(&g->det, &t->s, t->now, (double)g->pss,
 				       group_owned(g)) > 0 &&
-		    !(mz_ge(g)->ignored && memz_detector_withhold(&g->det)))
+		    !((mz_ge(g)->ignored || mz_ge(g)->founder_mode) &&
+		      memz_detector_withhold(&g->det)))
 			add_event(t, g->det.verdict.leak ? MEMZ_EVENT_LEAK
 							 : MEMZ_EVENT_CLEAR,
 				  true, mz_ge(g)->solo_pid, mz_ge(g)->solo_start, g->name,

@@ -64,6 +64,8 @@ struct mz_proc_entry {
 			  * and cgroup are read again at its next probe */
 	bool settled;    /* its PSS held still for LeakSettle once */
 	bool ignored;    /* LeakIgnore, or one of memz's own: never judged */
+	bool founds;     /* it founded its group alone while warming: the
+			  * group's series is its own (table.c, sum_groups) */
 	struct memz_proc *hnext, *lnext;
 };
 
@@ -77,6 +79,11 @@ struct mz_group_entry {
 	double join_anon;  /* the same for Anonymous */
 	double owned; /* the members' owned figures summed (table.c, owned) */
 	bool ignored; /* LeakIgnore, or one of memz's own */
+	/* its series is its founder's, judged as the founder is: withheld
+	 * while it warms, the long horizon restarted when it settles, the
+	 * history dropped when it leaves (table.c, sum_groups); this cycle,
+	 * whether the founder was among the members, and settled */
+	bool founder_mode, founder_seen, founder_settled;
 	/* publication (table.c, publish): since when the group has existed,
 	 * as old as its oldest member when it came to be; when it was last
 	 * published as one of the TopGroups largest */
