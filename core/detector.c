@@ -898,6 +898,10 @@ static bool bucket_push(struct memz_detector *d, double t, int16_t y, int16_t a)
  */
 #define HOLD_RATE 0.5
 #define HOLD_MIN_S 20.0
+/* A flat end is HOLD_MIN_S long give or take this: samples due every
+ * 10 s come a few ms early or late, and three that span 19.998 s are
+ * the three samples a clear at 10 s may take, not two. */
+#define HOLD_JITTER_S 0.5
 #define HOLD_STEP 0.75
 #define HOLD_NOISE 10.0
 #define HOLD_MAX_S 90.0
@@ -1112,14 +1116,15 @@ static bool dead_flat_n(const struct memz_detector *d, double rate,
 	if (m < 2 * need)
 		return false;
 	lo = hi = y[i];
-	while (i > 0 && (m - i < need || x[m - 1] - x[i] < HOLD_MIN_S)) {
+	while (i > 0 &&
+	       (m - i < need || x[m - 1] - x[i] < HOLD_MIN_S - HOLD_JITTER_S)) {
 		i--;
 		lo = y[i] < lo ? y[i] : lo;
 		hi = y[i] > hi ? y[i] : hi;
 	}
 	band = HOLD_FRAC * rate * (x[m - 1] - x[i]);
 	/* the noise (two medians) only for a band that is narrow already */
-	return m - i >= need && x[m - 1] - x[i] >= HOLD_MIN_S &&
+	return m - i >= need && x[m - 1] - x[i] >= HOLD_MIN_S - HOLD_JITTER_S &&
 	       hi - lo < band && hi - lo < DEAD_NOISE * ring_sigma(y, m);
 }
 
@@ -1171,7 +1176,8 @@ static bool ring_dead_flat(const struct memz_detector *d)
 	if (m < 2 * DEAD_RING_SAMPLES || !dead_flat_n(d, rate, DEAD_RING_SAMPLES))
 		return false;
 	/* where the flat end begins (as dead_flat_n measured it) */
-	while (i > 0 && (m - i < DEAD_RING_SAMPLES || x[m - 1] - x[i] < HOLD_MIN_S))
+	while (i > 0 && (m - i < DEAD_RING_SAMPLES ||
+			 x[m - 1] - x[i] < HOLD_MIN_S - HOLD_JITTER_S))
 		i--;
 	/* a staircase leak sits flat between its steps: a flat stretch as
 	 * long earlier in the ring, or a bucket's rise far above the
