@@ -55,7 +55,7 @@ exec 3>"$TMP/stdin"
 
 # LeakWarmup 0: the growers are young, which memz leaves unjudged by
 # default; this test is about verdicts never passing through a reused pid
-"$MEMZ" top -p -b --match '^churn' --watch 0.5 --count $((CHURN_S * 6 + 30)) \
+"$MEMZ" top -p -b --match '^churn' --watch 0.5 --count $((CHURN_S * 10 + 30)) \
 	--set LeakWarmup=0 \
 	>"$TMP/top.out" 2>"$TMP/top.err" &
 top=$!
@@ -69,7 +69,9 @@ nprocs() { ls -d /proc/[0-9]* 2>/dev/null | wc -l; }
 
 # the churn, in python: fork is what a shell loop cannot do 200 times a
 # second; it prints its counts as its last line. A loaded machine forks
-# slower, so it goes on past CHURN_S until pids came round (up to 3x).
+# slower, so it goes on past CHURN_S until pids came round (up to 5x:
+# a CI stage with compiles beside it forked 8 a second, and 90 s saw 48
+# pids come round).
 python3 - "$CHURN_S" >"$TMP/churn.out" <<'EOF' &
 import ctypes, os, random, sys, time
 libc = ctypes.CDLL(None)
@@ -85,7 +87,7 @@ seconds = float(sys.argv[1])
 seen, reused, forks, growers, grow_pids = set(), 0, 0, 0, set()
 t0 = next_grow = time.monotonic()
 while (time.monotonic() - t0 < seconds or reused < 200) and \
-        time.monotonic() - t0 < 3 * seconds:
+        time.monotonic() - t0 < 5 * seconds:
     now = time.monotonic()
     grow = now >= next_grow
     pid = os.fork()
