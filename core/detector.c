@@ -1107,10 +1107,17 @@ static bool ring_flat_end(const struct memz_detector *d, double rate)
  * cleared by this only when it has truly stopped. */
 #define DEAD_SAMPLES 5
 #define DEAD_NOISE 0.15
+/* A climb the ring holds may end with a small last bump (a Redis at its
+ * maxmemory settles 330 kB above where it stopped, half its noise): a band
+ * up to RING_DEAD_NOISE of the noise is flat too when a climb still going
+ * at the rate would have had to fall RING_DEAD_Z noise widths of a
+ * difference short of its line to lie in it. */
+#define RING_DEAD_NOISE 0.5
+#define RING_DEAD_Z 3.0
 static bool dead_flat_n(const struct memz_detector *d, double rate,
-			unsigned need)
+			unsigned need, bool ring)
 {
-	double x[MEMZ_DET_RING], y[MEMZ_DET_RING], lo, hi, band;
+	double x[MEMZ_DET_RING], y[MEMZ_DET_RING], lo, hi, band, sigma;
 	unsigned m = ring_values(d, x, y), i = m - 1;
 
 	if (m < 2 * need)
@@ -1123,14 +1130,21 @@ static bool dead_flat_n(const struct memz_detector *d, double rate,
 		hi = y[i] > hi ? y[i] : hi;
 	}
 	band = HOLD_FRAC * rate * (x[m - 1] - x[i]);
+	if (m - i < need || x[m - 1] - x[i] < HOLD_MIN_S - HOLD_JITTER_S ||
+	    hi - lo >= band)
+		return false;
 	/* the noise (two medians) only for a band that is narrow already */
-	return m - i >= need && x[m - 1] - x[i] >= HOLD_MIN_S - HOLD_JITTER_S &&
-	       hi - lo < band && hi - lo < DEAD_NOISE * ring_sigma(y, m);
+	sigma = ring_sigma(y, m);
+	if (hi - lo < DEAD_NOISE * sigma)
+		return true;
+	return ring && hi - lo < RING_DEAD_NOISE * sigma &&
+	       rate * (x[m - 1] - x[i]) - (hi - lo) >=
+		       RING_DEAD_Z * M_SQRT2 * sigma;
 }
 
 static bool dead_flat(const struct memz_detector *d, double rate)
 {
-	return dead_flat_n(d, rate, DEAD_SAMPLES);
+	return dead_flat_n(d, rate, DEAD_SAMPLES, false);
 }
 
 /* The ring regime's series is one the ring can hold (a climb steadier than
@@ -1173,7 +1187,7 @@ static bool ring_dead_flat(const struct memz_detector *d)
 	m = ring_values(d, x, y);
 	i = m - 1;
 
-	if (m < 2 * DEAD_RING_SAMPLES || !dead_flat_n(d, rate, DEAD_RING_SAMPLES))
+	if (m < 2 * DEAD_RING_SAMPLES || !dead_flat_n(d, rate, DEAD_RING_SAMPLES, true))
 		return false;
 	/* where the flat end begins (as dead_flat_n measured it) */
 	while (i > 0 && (m - i < DEAD_RING_SAMPLES ||

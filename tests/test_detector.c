@@ -589,6 +589,38 @@ static void clears_jitter(void)
 	CHECK_INT(cleared, 63);
 }
 
+/*
+ * A climb that stops with a small last bump clears in three samples at
+ * 10 s: a Redis filling to its maxmemory settled 330 kB above where its
+ * climb stopped, half its noise, and was held two samples more.
+ */
+static void clears_bump(void)
+{
+	struct memz_settings s;
+	struct memz_detector d;
+	int flagged = -1, cleared = -1;
+
+	memz_settings_init(&s);
+	memz_detector_init(&d);
+	rng = 5;
+	for (int i = 0; i < 100; i++) {
+		double t = 10.0 * i;
+		double stop = 256 * KiB * 10.0 * 60.5;
+		double v = i < 61 ? 256 * KiB * t + 512 * KiB * gauss()
+				  : stop + (i > 61 ? 192 * KiB : 0);
+
+		if (PUSHV(&d, &s, t, 100 * MiB + v) == 1) {
+			if (d.verdict.leak && flagged < 0)
+				flagged = i;
+			else if (!d.verdict.leak && cleared < 0)
+				cleared = i;
+		}
+	}
+	CHECK(flagged >= 0 && flagged < 20);
+	/* samples 61, 62 and 63 lie within 192 KiB */
+	CHECK_INT(cleared, 63);
+}
+
 /* The verdict's fields say what the series does. */
 static void verdict_fields(void)
 {
@@ -1079,5 +1111,6 @@ int main(void)
 	batch_beside();
 	clears();
 	clears_jitter();
+	clears_bump();
 	return check_status();
 }
