@@ -11,6 +11,7 @@ libmemz_la_SOURCES += \
 	include/memz/pidwatch.h core/pidwatch.c \
 	include/memz/pidfiles.h core/pidfiles.c \
 	include/memz/cgname.h core/cgname.c \
+	include/memz/docker.h core/docker.c \
 	include/memz/cgroup.h core/cgroup.c \
 	include/memz/smapscat.h core/smapscat.c \
 	include/memz/pagemap.h core/pagemap.c \
