@@ -170,8 +170,15 @@ tests_test_cgroup_SOURCES = tests/test_cgroup.c tests/check.h tests/counting_all
 	tests/cgpaths.h
 tests_test_cgroup_CPPFLAGS = $(CORE_FIXTURES_CPPFLAGS) $(YAJL_CFLAGS)
 tests_test_cgroup_LDADD = libmemz.la $(YAJL_LIBS)
-# what is in effect while docker's JSON is parsed (test_cgroup.c)
-tests_test_cgroup_LDFLAGS = -Wl,--wrap=yajl_tree_parse
+
+UNIT_TESTS += tests/test_docker
+check_PROGRAMS += tests/test_docker
+tests_test_docker_SOURCES = tests/test_docker.c tests/check.h tests/counting_alloc.h \
+	tests/cgpaths.h
+tests_test_docker_CPPFLAGS = $(CORE_FIXTURES_CPPFLAGS) $(YAJL_CFLAGS)
+tests_test_docker_LDADD = libmemz.la $(YAJL_LIBS)
+# what is in effect while docker's JSON is parsed (test_docker.c)
+tests_test_docker_LDFLAGS = -Wl,--wrap=yajl_tree_parse
 
 UNIT_TESTS += tests/test_leakparts
 check_PROGRAMS += tests/test_leakparts
