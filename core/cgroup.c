@@ -106,8 +106,29 @@ copy:
 	return 0;
 }
 
-int memz_cgroup_of_proc(const char *buf, size_t len, char *out,
-			size_t outlen, int *version)
+/* [s, s + n) does not fit in out: its deepest ancestor that does ("/" at
+ * least), since a limit set on it limits every cgroup below. */
+static int ancestor(const char *s, size_t n, char *out, size_t outlen)
+{
+	if (outlen < 2)
+		return -ENAMETOOLONG;
+	/* the last '/' at most outlen - 1 in: what precedes it is an
+	 * ancestor that fits ("/" when only the root does) */
+	n = outlen - 1;
+	while (n > 0 && s[n] != '/')
+		n--;
+	if (n == 0)
+		n = 1;
+	memcpy(out, s, n);
+	out[n] = '\0';
+	return 0;
+}
+
+/* The memory cgroup's path in /proc/PID/cgroup into out, or too_long()'s
+ * form of it when it does not fit: the one reader behind both callers. */
+static int of_proc(const char *buf, size_t len, char *out, size_t outlen,
+		   int *version,
+		   int (*too_long)(const char *, size_t, char *, size_t))
 {
 	const char *s, *e;
 	size_t n;
@@ -121,33 +142,19 @@ int memz_cgroup_of_proc(const char *buf, size_t len, char *out,
 		out[n] = '\0';
 		return 0;
 	}
-	return cut_path(s, n, out, outlen);
+	return too_long(s, n, out, outlen);
+}
+
+int memz_cgroup_of_proc(const char *buf, size_t len, char *out,
+			size_t outlen, int *version)
+{
+	return of_proc(buf, len, out, outlen, version, cut_path);
 }
 
 int memz_cgroup_memcg_of_proc(const char *buf, size_t len, char *out,
 			      size_t outlen, int *version)
 {
-	const char *s, *e;
-	size_t n;
-	int rc = find_path(buf, len, &s, &e, version);
-
-	if (rc)
-		return rc;
-	if (outlen < 2)
-		return -ENAMETOOLONG;
-	n = (size_t)(e - s);
-	if (n > outlen - 1) {
-		/* the last '/' at most outlen - 1 in: what precedes it is
-		 * an ancestor that fits ("/" when only the root does) */
-		n = outlen - 1;
-		while (n > 0 && s[n] != '/')
-			n--;
-		if (n == 0)
-			n = 1;
-	}
-	memcpy(out, s, n);
-	out[n] = '\0';
-	return 0;
+	return of_proc(buf, len, out, outlen, version, ancestor);
 }
 
 /* v1 reports "unlimited" as LONG_MAX rounded down to a page; no machine
