@@ -7,7 +7,7 @@
 #include <unistd.h>
 
 #include "memz/cgroup.h"
-#include "memz/privilege.h"
+#include "memz/docker.h"
 #include "memz/readbuf.h"
 #include "parse_util.h"
 
@@ -106,8 +106,29 @@ copy:
 	return 0;
 }
 
-int memz_cgroup_of_proc(const char *buf, size_t len, char *out,
-			size_t outlen, int *version)
+/* [s, s + n) does not fit in out: its deepest ancestor that does ("/" at
+ * least), since a limit set on it limits every cgroup below. */
+static int ancestor(const char *s, size_t n, char *out, size_t outlen)
+{
+	if (outlen < 2)
+		return -ENAMETOOLONG;
+	/* the last '/' at most outlen - 1 in: what precedes it is an
+	 * ancestor that fits ("/" when only the root does) */
+	n = outlen - 1;
+	while (n > 0 && s[n] != '/')
+		n--;
+	if (n == 0)
+		n = 1;
+	memcpy(out, s, n);
+	out[n] = '\0';
+	return 0;
+}
+
+/* The memory cgroup's path in /proc/PID/cgroup into out, or too_long()'s
+ * form of it when it does not fit: the one reader behind both callers. */
+static int of_proc(const char *buf, size_t len, char *out, size_t outlen,
+		   int *version,
+		   int (*too_long)(const char *, size_t, char *, size_t))
 {
 	const char *s, *e;
 	size_t n;
@@ -121,33 +142,19 @@ int memz_cgroup_of_proc(const char *buf, size_t len, char *out,
 		out[n] = '\0';
 		return 0;
 	}
-	return cut_path(s, n, out, outlen);
+	return too_long(s, n, out, outlen);
+}
+
+int memz_cgroup_of_proc(const char *buf, size_t len, char *out,
+			size_t outlen, int *version)
+{
+	return of_proc(buf, len, out, outlen, version, cut_path);
 }
 
 int memz_cgroup_memcg_of_proc(const char *buf, size_t len, char *out,
 			      size_t outlen, int *version)
 {
-	const char *s, *e;
-	size_t n;
-	int rc = find_path(buf, len, &s, &e, version);
-
-	if (rc)
-		return rc;
-	if (outlen < 2)
-		return -ENAMETOOLONG;
-	n = (size_t)(e - s);
-	if (n > outlen - 1) {
-		/* the last '/' at most outlen - 1 in: what precedes it is
-		 * an ancestor that fits ("/" when only the root does) */
-		n = outlen - 1;
-		while (n > 0 && s[n] != '/')
-			n--;
-		if (n == 0)
-			n = 1;
-	}
-	memcpy(out, s, n);
-	out[n] = '\0';
-	return 0;
+	return of_proc(buf, len, out, outlen, version, ancestor);
 }
 
 /* v1 reports "unlimited" as LONG_MAX rounded down to a page; no machine
@@ -547,13 +554,13 @@ struct ent {
 
 struct memz_cgroups {
 	const struct memz_allocator *a;
-	char sys_root[256], docker_root[256];
+	char sys_root[256];
+	struct memz_docker docker;
 	double refresh;
 	struct ent *bucket[BUCKETS];
 	struct ent *free_list;
 	size_t n;
 	unsigned long sweep, reads;
-	char *cfg; /* MEMZ_CGNAME_CONFIG_MAX + 1, made when first needed */
 };
 
 int memz_cgroups_new(struct memz_cgroups **out, const char *sys_root,
@@ -568,7 +575,7 @@ int memz_cgroups_new(struct memz_cgroups **out, const char *sys_root,
 	memset(c, 0, sizeof *c);
 	c->a = a;
 	snprintf(c->sys_root, sizeof c->sys_root, "%s", sys_root);
-	snprintf(c->docker_root, sizeof c->docker_root, "%s", docker_root);
+	memz_docker_init(&c->docker, docker_root, a);
 	c->refresh = refresh;
 	*out = c;
 	return 0;
@@ -599,7 +606,7 @@ void memz_cgroups_free(struct memz_cgroups **pc)
 		c->free_list = e->next;
 		free_ent(c->a, e);
 	}
-	memz_free(c->a, &c->cfg);
+	memz_docker_release(&c->docker);
 	memz_free(c->a, pc);
 }
 
@@ -610,53 +617,6 @@ static uint32_t hash(const char *s)
 	while (*s)
 		h = (h ^ (unsigned char)*s++) * 16777619u;
 	return h;
-}
-
-/* The docker name, when docker's file for the container is there and
- * small enough to read whole. The read may need the capabilities the
- * sampler runs with (docker's directory is root's alone); the parse of
- * what whoever runs containers wrote does not, so it runs without them.
- * 0, or -EPERM when they cannot be put back. */
-static int docker_name(struct memz_cgroups *c, struct memz_cgname *n)
-{
-	char file[512], name[MEMZ_CGNAME_MAX];
-	struct memz_caps saved;
-	struct stat st;
-	size_t len;
-	int fd, rc;
-
-	/* a bare id under a pod has no runtime in its path: docker's file
-	 * tells whether it is docker's */
-	if ((n->runtime[0] && strcmp(n->runtime, "docker")) || !n->id[0] ||
-	    !c->docker_root[0])
-		return 0;
-	if (!c->cfg) {
-		c->cfg = memz_realloc(c->a, NULL, MEMZ_CGNAME_CONFIG_MAX + 1);
-		if (!c->cfg)
-			return 0;
-	}
-	snprintf(file, sizeof file, "%s/containers/%s/config.v2.json",
-		 c->docker_root, n->id);
-	/* DockerRoot is a directory whoever runs containers writes: a FIFO
-	 * there would block open() and the read, stopping every cycle, so
-	 * open never waits and only a regular file is read */
-	fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	if (fd < 0)
-		return 0;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return 0;
-	}
-	rc = memz_pread_file(fd, c->cfg, MEMZ_CGNAME_CONFIG_MAX + 1, &len);
-	close(fd);
-	c->reads++;
-	if (rc || memz_priv_suspend(&saved))
-		return 0;
-	if (!memz_cgname_docker(c->cfg, len, name, sizeof name)) {
-		snprintf(n->runtime, sizeof n->runtime, "docker");
-		memz_cgname_apply_docker(n, name);
-	}
-	return memz_priv_resume(&saved) ? -EPERM : 0;
 }
 
 static void refresh(struct memz_cgroups *c, struct ent *e, double now)
@@ -712,7 +672,7 @@ int memz_cgroups_get(struct memz_cgroups *c, const char *path, double now,
 	memcpy(e->path, path, len + 1);
 	e->hash = h;
 	e->pub.path = e->path;
-	if ((rc = docker_name(c, &n))) {
+	if ((rc = memz_docker_name(&c->docker, &n))) {
 		e->next = c->free_list;
 		c->free_list = e;
 		return rc;
@@ -755,5 +715,5 @@ size_t memz_cgroups_count(const struct memz_cgroups *c)
 
 unsigned long memz_cgroups_reads(const struct memz_cgroups *c)
 {
-	return c->reads;
+	return c->reads + c->docker.reads;
 }

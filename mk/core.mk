@@ -11,6 +11,7 @@ libmemz_la_SOURCES += \
 	include/memz/pidwatch.h core/pidwatch.c \
 	include/memz/pidfiles.h core/pidfiles.c \
 	include/memz/cgname.h core/cgname.c \
+	include/memz/docker.h core/docker.c \
 	include/memz/cgroup.h core/cgroup.c \
 	include/memz/smapscat.h core/smapscat.c \
 	include/memz/pagemap.h core/pagemap.c \
@@ -169,8 +170,15 @@ tests_test_cgroup_SOURCES = tests/test_cgroup.c tests/check.h tests/counting_all
 	tests/cgpaths.h
 tests_test_cgroup_CPPFLAGS = $(CORE_FIXTURES_CPPFLAGS) $(YAJL_CFLAGS)
 tests_test_cgroup_LDADD = libmemz.la $(YAJL_LIBS)
-# what is in effect while docker's JSON is parsed (test_cgroup.c)
-tests_test_cgroup_LDFLAGS = -Wl,--wrap=yajl_tree_parse
+
+UNIT_TESTS += tests/test_docker
+check_PROGRAMS += tests/test_docker
+tests_test_docker_SOURCES = tests/test_docker.c tests/check.h tests/counting_alloc.h \
+	tests/cgpaths.h
+tests_test_docker_CPPFLAGS = $(CORE_FIXTURES_CPPFLAGS) $(YAJL_CFLAGS)
+tests_test_docker_LDADD = libmemz.la $(YAJL_LIBS)
+# what is in effect while docker's JSON is parsed (test_docker.c)
+tests_test_docker_LDFLAGS = -Wl,--wrap=yajl_tree_parse
 
 UNIT_TESTS += tests/test_leakparts
 check_PROGRAMS += tests/test_leakparts

@@ -36,7 +36,8 @@ tests_fuzz_fuzz_settings_LDADD = libmemz.la
 tests_fuzz_fuzz_ndfunc_SOURCES = tests/fuzz/fuzz_ndfunc.c tests/fuzz/fuzz_util.h \
 	plugins/netdata/functions.c plugins/netdata/functions.h \
 	plugins/netdata/ndtable.c plugins/netdata/ndtable.h \
-	plugins/netdata/fnviews.c plugins/netdata/fnviews.h
+	plugins/netdata/fnviews.c plugins/netdata/fnviews.h \
+	plugins/netdata/fninspect.c plugins/netdata/fninspect.h
 tests_fuzz_fuzz_ndfunc_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/plugins/netdata
 tests_fuzz_fuzz_ndfunc_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)
 tests_fuzz_fuzz_ndfunc_LDFLAGS = $(FUZZ_LINKFLAGS)

@@ -18,6 +18,7 @@ tests_test_netdata_functions_SOURCES = tests/test_netdata_functions.c \
 	tests/check.h tests/sampler_util.h $(NDCHECK) plugins/netdata/functions.c \
 	plugins/netdata/ndtable.c plugins/netdata/ndtable.h \
 	plugins/netdata/fnviews.c plugins/netdata/fnviews.h \
+	plugins/netdata/fninspect.c plugins/netdata/fninspect.h \
 	plugins/netdata/functions.h
 tests_test_netdata_functions_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tests \
 	-DMEMZ_FIXTURES='"$(abs_top_srcdir)/tests/fixtures"'
@@ -33,6 +34,7 @@ ND_PLUGIN_SOURCES = $(ND_EMIT) \
 	plugins/netdata/functions.c plugins/netdata/functions.h \
 	plugins/netdata/ndtable.c plugins/netdata/ndtable.h \
 	plugins/netdata/fnviews.c plugins/netdata/fnviews.h \
+	plugins/netdata/fninspect.c plugins/netdata/fninspect.h \
 	plugins/netdata/config.c plugins/netdata/config.h
 memz_plugin_SOURCES = plugins/netdata/main.c $(ND_PLUGIN_SOURCES)
 memz_plugin_CFLAGS = $(AM_CFLAGS) $(YAJL_CFLAGS)

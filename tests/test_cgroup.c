@@ -1,25 +1,21 @@
 /*
  * cgroup memory files and the cache, on the cgroup-v2 and cgroup-v1
  * fixtures: both hierarchies, hostile paths refused, the names the cache
- * gives (cgname.h's, with docker's file), the refresh honoured and a steady
- * cache allocating nothing.
+ * gives (cgname.h's, with docker's file: test_docker.c tests its reader),
+ * the refresh honoured and a steady cache allocating nothing.
  */
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <yajl/yajl_tree.h>
-
 #include "check.h"
 #include "cgpaths.h"
 #include "counting_alloc.h"
 #include "memz/cgroup.h"
 #include "memz/json.h"
-#include "memz/privilege.h"
 #include "memz/report.h"
 #include "memz/sampler.h"
 
@@ -296,85 +292,6 @@ static void cache(void)
 	memz_cgroups_free(&cg);
 	CHECK(cg == NULL);
 	CHECK_INT(c.live, 0);
-}
-
-/* A FIFO where docker's file should be: opening it for a read would wait
- * for a writer that never comes, stopping the sampler. The alarm turns such
- * a hang into a failed test; the container keeps its short id. */
-static void fifo_config(void)
-{
-	struct memz_allocator a = { counting_realloc, &(struct counting){ 0 } };
-	char tmp[] = "/tmp/memz-cgroup-XXXXXX", sys[256], p[512];
-	struct memz_cgroups *cg;
-	const struct memz_cgroup *e = NULL;
-
-	CHECK(mkdtemp(tmp) != NULL);
-	snprintf(p, sizeof p, "%s/containers", tmp);
-	CHECK_INT(mkdir(p, 0755), 0);
-	snprintf(p, sizeof p, "%s/containers/%s", tmp, DOCKER_ID);
-	CHECK_INT(mkdir(p, 0755), 0);
-	snprintf(p, sizeof p, "%s/containers/%s/config.v2.json", tmp, DOCKER_ID);
-	CHECK_INT(mkfifo(p, 0644), 0);
-	snprintf(sys, sizeof sys, "%s/cgroup-v2/sys", MEMZ_FIXTURES);
-	CHECK_INT(memz_cgroups_new(&cg, sys, tmp, 10, &a), 0);
-	signal(SIGALRM, SIG_DFL);
-	alarm(10);
-	CHECK_INT(memz_cgroups_get(cg, paths[2], 100, &e), 0);
-	alarm(0);
-	CHECK(e != NULL);
-	if (e)
-		CHECK_STR(e->n.name, "docker:3f2a9c0b7d1e");
-	memz_cgroups_free(&cg);
-	snprintf(p, sizeof p, "rm -rf '%s'", tmp);
-	CHECK_INT(system(p), 0);
-}
-
-/* The linker routes the library's calls to yajl_tree_parse here (mk/core.mk,
- * --wrap): what is in effect while docker's JSON is parsed. */
-yajl_val __real_yajl_tree_parse(const char *input, char *err, size_t n);
-yajl_val __wrap_yajl_tree_parse(const char *input, char *err, size_t n);
-static unsigned parses;
-static uint64_t parse_effective;
-
-yajl_val __wrap_yajl_tree_parse(const char *input, char *err, size_t n)
-{
-	struct memz_caps c;
-
-	parses++;
-	parse_effective = memz_caps_get(&c) ? UINT64_MAX : c.effective;
-	return __real_yajl_tree_parse(input, err, n);
-}
-
-/* docker's file is read with what the sampler runs with, and parsed with
- * nothing in effect; after the parse it is all back. Without capabilities
- * (not root) there is nothing to lower, and the test says little. */
-static void parse_unprivileged(void)
-{
-	struct memz_allocator a = { counting_realloc, &(struct counting){ 0 } };
-	struct memz_cgroups *cg;
-	const struct memz_cgroup *e = NULL;
-	struct memz_caps before, after;
-	char sys[256], docker[256];
-
-	snprintf(sys, sizeof sys, "%s/cgroup-v2/sys", MEMZ_FIXTURES);
-	snprintf(docker, sizeof docker, "%s/cgroup-v2/docker", MEMZ_FIXTURES);
-	CHECK_INT(memz_caps_get(&before), 0);
-	if (!before.effective)
-		printf("# no capabilities in effect: the parse's lowering is "
-		       "not seen\n");
-	CHECK_INT(memz_cgroups_new(&cg, sys, docker, 10, &a), 0);
-	parses = 0;
-	parse_effective = UINT64_MAX;
-	CHECK_INT(memz_cgroups_get(cg, paths[2], 100, &e), 0);
-	CHECK(e != NULL);
-	if (e)
-		CHECK_STR(e->n.name, "docker:web");
-	CHECK_INT(parses, 1);
-	CHECK_U64(parse_effective, 0);
-	CHECK_INT(memz_caps_get(&after), 0);
-	CHECK_U64(after.effective, before.effective);
-	CHECK_U64(after.permitted, before.permitted);
-	memz_cgroups_free(&cg);
 }
 
 static double series(const struct memz_group *g, const char *name, bool *has)
@@ -781,8 +698,6 @@ int main(void)
 	mem_files("cgroup-v1", 1);
 	mem_files("cgroup-hybrid", 1);
 	cache();
-	fifo_config();
-	parse_unprivileged();
 	published("cgroup-v2");
 	published("cgroup-v1");
 	published("cgroup-hybrid");

@@ -14,9 +14,8 @@
  * another cgroup namespace sees "/../x") is never read.
  *
  * The cache (memz_cgroups) keeps one entry per path it was asked about,
- * names it once (memz_cgname_parse(), and for a docker container its
- * runtime's file, DockerRoot/containers/<id>/config.v2.json, when at most
- * MEMZ_CGNAME_CONFIG_MAX bytes: cgname.h), re-reads an entry's two files at
+ * names it once (memz_cgname_parse(), and for a docker container docker's
+ * own file for it: docker.h's memz_docker_name()), re-reads an entry's two files at
  * most once every CgroupRefresh seconds and forgets entries not asked
  * about for a while, so a steady set of cgroups costs two small reads each
  * per refresh and allocates nothing.
@@ -187,9 +186,8 @@ void memz_cgroups_free(struct memz_cgroups **c);
  * The entry for path at time now: found, or made (parsing its name and
  * reading the container's name once), its memory re-read if refresh has
  * passed. *out is NULL when the path is not a cgroup path or the cache is
- * full. Docker's file is read with the capabilities in effect and parsed
- * with none (privilege.h's memz_priv_suspend()). 0, -ENOMEM, or -EPERM
- * when they could not be put back after the parse.
+ * full. Docker's file is read and parsed as docker.h says. 0, -ENOMEM,
+ * or -EPERM when the capabilities could not be put back after the parse.
  */
 int memz_cgroups_get(struct memz_cgroups *c, const char *path, double now,
 		     const struct memz_cgroup **out);
@@ -197,7 +195,8 @@ int memz_cgroups_get(struct memz_cgroups *c, const char *path, double now,
 /* Forgets entries not asked for since the previous sweep. */
 void memz_cgroups_sweep(struct memz_cgroups *c);
 
-/* Entries held and memory files read so far, for tests and stats. */
+/* Entries held, and memory files and docker's files read so far, for
+ * tests and stats. */
 size_t memz_cgroups_count(const struct memz_cgroups *c);
 unsigned long memz_cgroups_reads(const struct memz_cgroups *c);
 
