@@ -1,7 +1,7 @@
 /*
- * cgpaths.h - the cgroup paths test_cgname and test_cgroup share: one of
- * each kind of name, and the ids in them. The cgroup-v1, -v2 and -hybrid
- * fixtures under tests/fixtures hold the same paths.
+ * cgpaths.h - the cgroup paths test_cgname, test_cgroup and test_docker
+ * share: one of each kind of name, and the ids in them. The cgroup-v1,
+ * -v2 and -hybrid fixtures under tests/fixtures hold the same paths.
  */
 #ifndef MEMZ_TEST_CGPATHS_H
 #define MEMZ_TEST_CGPATHS_H
