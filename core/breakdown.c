@@ -44,6 +44,12 @@ void memz_breakdown_compute(const struct memz_meminfo *m, uint64_t process_anon,
 		b->process_anon = process_anon < rest ? process_anon : rest;
 		rest -= b->process_anon;
 	}
+	/* Free pages on the per-CPU lists are free, but MemFree leaves them
+	 * out: in the residual they moved it by tens of MiB a second under
+	 * churn. zoneinfo is read just after meminfo, so they give way to
+	 * meminfo's parts if the two reads disagree. */
+	b->pcp_free = m->pcp_free < rest ? m->pcp_free : rest;
+	rest -= b->pcp_free;
 	b->kernel_residual = rest;
 	if (fixed > m->mem_total) {
 		/* meminfo itself overshoots: trim free, the most volatile */

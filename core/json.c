@@ -224,6 +224,13 @@ static void system_part(yajl_gen g, const struct memz_snapshot *s)
 	yajl_gen_map_open(g);
 	memz_json_kv_u64(g, "mem_available", s->mem.mem_available);
 	memz_json_kv_u64(g, "anon_pages", s->mem.anon_pages);
+	/* null: no zoneinfo to read, so the residual holds them */
+	memz_json_str(g, "pcp_free");
+	if (s->mem.has_pcp_free)
+		yajl_gen_integer(g, s->mem.pcp_free > LLONG_MAX ?
+				     LLONG_MAX : (long long)s->mem.pcp_free);
+	else
+		yajl_gen_null(g);
 	memz_json_kv_u64(g, "shmem", s->mem.shmem);
 	memz_json_kv_u64(g, "swap_total", s->mem.swap_total);
 	memz_json_kv_u64(g, "swap_free", s->mem.swap_free);

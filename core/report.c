@@ -37,6 +37,7 @@ double memz_series_value(const struct memz_series *s, const void *obj)
 		return (double)((const struct memz_breakdown *)o)->field;  \
 	}
 BR(free)
+BR(pcp_free)
 BR(buffers)
 BR(cached)
 BR(slab)
@@ -50,6 +51,8 @@ BR(percpu)
 
 static const struct memz_series breakdown[] = {
 	{ "free", "free", MEMZ_UNIT_BYTES, 0, NULL, NULL, br_free, NULL },
+	{ "pcp_free", "free on CPU lists", MEMZ_UNIT_BYTES, 0, NULL, NULL,
+	  br_pcp_free, NULL },
 	{ "buffers", "buffers", MEMZ_UNIT_BYTES, 0, NULL, NULL, br_buffers, NULL },
 	{ "cached", "cached", MEMZ_UNIT_BYTES, 0, NULL, NULL, br_cached, NULL },
 	{ "slab", "slab", MEMZ_UNIT_BYTES, 0, NULL, NULL, br_slab, NULL },

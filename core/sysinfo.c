@@ -91,6 +91,88 @@ static bool expect(const char **p, const char *end, const char *w)
 	return true;
 }
 
+/* zoneinfo is parsed a line at a time, so that the reader can feed it
+ * piece by piece and the pure parser a whole buffer, the same way. */
+struct zi_state {
+	struct memz_zoneinfo z;
+	bool in_zone, in_pagesets, want_count;
+};
+
+static int zi_line(struct zi_state *st, const char *ls, const char *le)
+{
+	const char *s = mz_skip_blanks(ls, le);
+	unsigned long long v;
+	int rc;
+
+	if (s == le)
+		return 0;
+	if (s == ls && expect(&s, le, "Node ")) {
+		/* "Node 0, zone   Normal" */
+		if (memz_parse_u64(&s, le, &v) || !expect(&s, le, ", zone") ||
+		    mz_skip_blanks(s, le) == s || mz_skip_blanks(s, le) == le)
+			return -EINVAL;
+		if (st->want_count)
+			return -EINVAL;
+		st->in_zone = true;
+		st->in_pagesets = false;
+		st->z.zones++;
+		return 0;
+	}
+	if (!st->in_zone)
+		return -EINVAL;
+	if (mz_eq(s, le, "pagesets")) {
+		st->in_pagesets = true;
+		return 0;
+	}
+	if (expect(&s, le, "cpu:")) {
+		if (!st->in_pagesets || st->want_count)
+			return -EINVAL;
+		rc = mz_parse_whole_u64(s, le, &v);
+		if (rc)
+			return rc;
+		st->want_count = true;
+		st->z.cpus++;
+		return 0;
+	}
+	if (expect(&s, le, "count:")) {
+		if (!st->want_count)
+			return -EINVAL;
+		rc = mz_parse_whole_u64(s, le, &v);
+		if (rc)
+			return rc;
+		if (v > UINT64_MAX - st->z.pages)
+			return -ERANGE;
+		st->z.pages += v;
+		st->want_count = false;
+		return 0;
+	}
+	/* a cpu's count comes first; anything else between is not zoneinfo */
+	return st->want_count ? -EINVAL : 0;
+}
+
+static int zi_finish(const struct zi_state *st, struct memz_zoneinfo *out)
+{
+	if (!st->z.zones || st->want_count)
+		return -EINVAL;
+	*out = st->z;
+	return 0;
+}
+
+int memz_parse_zoneinfo(const char *buf, size_t len, struct memz_zoneinfo *out)
+{
+	const char *p = buf, *end = buf + len, *ls, *le;
+	struct zi_state st;
+	int rc;
+
+	memset(&st, 0, sizeof st);
+	while (mz_next_line(&p, end, &ls, &le)) {
+		rc = zi_line(&st, ls, le);
+		if (rc)
+			return rc;
+	}
+	return zi_finish(&st, out);
+}
+
 static int parse_psi_line(const char *s, const char *e,
 			  struct memz_psi_line *out)
 {
@@ -249,9 +331,12 @@ void memz_sysfiles_init(struct memz_sysfiles *f)
 {
 	unsigned i;
 
-	f->meminfo_fd = f->psi_fd = f->vmstat_fd = -1;
+	long ps = sysconf(_SC_PAGESIZE);
+
+	f->meminfo_fd = f->psi_fd = f->vmstat_fd = f->zoneinfo_fd = -1;
 	f->n_nodes = 0;
-	f->has_psi = f->has_vmstat = f->unkept = false;
+	f->has_psi = f->has_vmstat = f->has_zoneinfo = f->unkept = false;
+	f->page_size = ps > 0 ? (uint64_t)ps : 4096;
 	f->proc_root[0] = f->sys_root[0] = f->failed[0] = '\0';
 	for (i = 0; i < MEMZ_MAX_NODES; i++) {
 		f->node_id[i] = -1;
@@ -269,6 +354,8 @@ void memz_sysfiles_release(struct memz_sysfiles *f)
 		close(f->psi_fd);
 	if (f->vmstat_fd >= 0)
 		close(f->vmstat_fd);
+	if (f->zoneinfo_fd >= 0)
+		close(f->zoneinfo_fd);
 	for (i = 0; i < f->n_nodes; i++)
 		if (f->node_fd[i] >= 0)
 			close(f->node_fd[i]);
@@ -322,6 +409,8 @@ unsigned memz_sysfiles_unkeep(struct memz_sysfiles *f)
 		close(f->psi_fd), f->psi_fd = -1, n++;
 	if (f->vmstat_fd >= 0)
 		close(f->vmstat_fd), f->vmstat_fd = -1, n++;
+	if (f->zoneinfo_fd >= 0)
+		close(f->zoneinfo_fd), f->zoneinfo_fd = -1, n++;
 	for (unsigned i = 0; i < f->n_nodes; i++)
 		if (f->node_fd[i] >= 0)
 			close(f->node_fd[i]), f->node_fd[i] = -1, n++;
@@ -413,8 +502,18 @@ int memz_sysfiles_open(struct memz_sysfiles *f, const char *proc_root,
 	if (!rc)
 		rc = open_optional(f, proc_root, "vmstat", &f->vmstat_fd);
 	if (!rc) {
+		/* the per-CPU free pages only refine the breakdown: a /proc
+		 * that hides zoneinfo costs them, not the sampling */
+		rc = open_optional(f, proc_root, "zoneinfo", &f->zoneinfo_fd);
+		if (rc == -EACCES || rc == -EPERM) {
+			f->failed[0] = '\0';
+			rc = 0;
+		}
+	}
+	if (!rc) {
 		f->has_psi = f->psi_fd >= 0;
 		f->has_vmstat = f->vmstat_fd >= 0;
+		f->has_zoneinfo = f->zoneinfo_fd >= 0;
 		rc = list_nodes(sys_root, ids, &n);
 		if (rc)
 			snprintf(f->failed, sizeof(f->failed),
@@ -449,6 +548,73 @@ fail:
 	return rc;
 }
 
+/* zoneinfo piece by piece through buf: whole lines go to the parser, a
+ * line cut at the end of a piece moves to the front for the next. */
+static int read_zoneinfo_fd(struct memz_sysfiles *f, int fd,
+			    struct memz_zoneinfo *out)
+{
+	struct zi_state st;
+	size_t have = 0;
+	off_t off = 0;
+	int rc;
+
+	memset(&st, 0, sizeof st);
+	for (;;) {
+		const char *p = f->buf, *end, *nl;
+		ssize_t n;
+
+		do {
+			n = pread(fd, f->buf + have, sizeof(f->buf) - have,
+				  off);
+		} while (n < 0 && errno == EINTR);
+		if (n < 0)
+			return -errno;
+		off += n;
+		end = f->buf + have + (size_t)n;
+		while ((nl = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+			rc = zi_line(&st, p, nl);
+			if (rc)
+				return rc;
+			p = nl + 1;
+		}
+		if (n == 0) {
+			rc = p < end ? zi_line(&st, p, end) : 0;
+			break;
+		}
+		have = (size_t)(end - p);
+		if (have == sizeof(f->buf))
+			return -EINVAL; /* no zoneinfo line is 16 KiB long */
+		if (off > (off_t)MEMZ_ZONEINFO_MAX)
+			return -EFBIG;
+		memmove(f->buf, p, have);
+	}
+	return rc ? rc : zi_finish(&st, out);
+}
+
+static int read_pcp_free(struct memz_sysfiles *f, struct memz_meminfo *out)
+{
+	struct memz_zoneinfo z = { 0, 0, 0 };
+	int fd = f->zoneinfo_fd, rc;
+
+	if (fd < 0 && !(f->unkept && f->has_zoneinfo))
+		return 0;
+	if (fd < 0) {
+		fd = open_under(f, f->proc_root, "zoneinfo");
+		if (fd < 0)
+			return fd;
+	}
+	rc = read_zoneinfo_fd(f, fd, &z);
+	if (fd != f->zoneinfo_fd)
+		close(fd);
+	if (rc)
+		return rc;
+	if (z.pages > UINT64_MAX / f->page_size)
+		return -ERANGE;
+	out->pcp_free = z.pages * f->page_size;
+	out->has_pcp_free = true;
+	return 0;
+}
+
 int memz_sysfiles_read_meminfo(struct memz_sysfiles *f,
 			       struct memz_meminfo *out)
 {
@@ -460,8 +626,14 @@ int memz_sysfiles_read_meminfo(struct memz_sysfiles *f,
 	rc = memz_pread_file(f->meminfo_fd, f->buf, sizeof(f->buf), &len);
 	if (!rc)
 		rc = memz_parse_meminfo(f->buf, len, out);
-	if (rc)
+	if (rc) {
 		snprintf(f->failed, sizeof(f->failed), "%s/meminfo",
+			 f->proc_root);
+		return rc;
+	}
+	rc = read_pcp_free(f, out);
+	if (rc)
+		snprintf(f->failed, sizeof(f->failed), "%s/zoneinfo",
 			 f->proc_root);
 	return rc;
 }

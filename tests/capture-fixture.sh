@@ -31,6 +31,7 @@ grab() { # SRC DST; a file the kernel lacks or a process that left is skipped
 
 grab "$proc/meminfo" "$dest/proc/meminfo"
 grab "$proc/vmstat" "$dest/proc/vmstat"
+grab "$proc/zoneinfo" "$dest/proc/zoneinfo"
 if [ -r "$proc/pressure/memory" ]; then
 	mkdir -p "$dest/proc/pressure"
 	grab "$proc/pressure/memory" "$dest/proc/pressure/memory"

@@ -28,8 +28,8 @@ cd_poll 10 cd_has_val "$A" memz/memory-kernel_residual ||
 	cd_fail "no breakdown values within 10 s"
 echo "first breakdown value after $(cd_since "$t0") s"
 
-for part in free buffers cached slab page_tables process_anon hidden_anon \
-	kernel_residual; do
+for part in free pcp_free buffers cached slab page_tables process_anon \
+	hidden_anon kernel_residual; do
 	v=$(cd_getval "$A" "memz/memory-$part") || cd_fail "no memz/memory-$part"
 	cd_num_cmp "$v" ">=" 0 || cd_fail "memory-$part is $v"
 	echo "memory-$part = $v"

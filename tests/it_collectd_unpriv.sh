@@ -35,8 +35,8 @@ cd_poll 10 cd_has_val "$A" memz/memory-kernel_residual ||
 cd_poll 10 cd_has_val "$A" "memz-$MINE/memory-pss" ||
 	cd_fail "nobody's own process $MINE not reported"
 
-for part in free buffers cached slab page_tables process_anon hidden_anon \
-	kernel_residual; do
+for part in free pcp_free buffers cached slab page_tables process_anon \
+	hidden_anon kernel_residual; do
 	v=$(cd_getval "$A" "memz/memory-$part") || cd_fail "no memz/memory-$part"
 	eval "part_$part=\$v"
 done

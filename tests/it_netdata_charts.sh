@@ -56,8 +56,9 @@ for cid, ch in c.items():
 ram = c["memz.ram"]
 assert ram["units"] == "MiB" and ram["chart_type"] == "stacked", ram
 dims = {d["name"] for d in ram["dimensions"].values()}
-assert dims == {"free", "buffers", "cached", "slab", "page_tables",
-                "process_anon", "hidden_anon", "kernel_residual"}, dims
+assert dims == {"free", "pcp_free", "buffers", "cached", "slab",
+                "page_tables", "process_anon", "hidden_anon",
+                "kernel_residual"}, dims
 print("memz.ram dims:", sorted(dims))
 gdims = set(c["memz.group_pss"]["dimensions"])
 inst = [k for k, v in c.items() if v["context"] == "memz.group_leak"]

@@ -15,7 +15,8 @@
 
 static inline uint64_t parts_sum(const struct memz_breakdown *b)
 {
-	return b->free + b->buffers + b->cached + b->slab + b->page_tables +
+	return b->free + b->pcp_free + b->buffers + b->cached + b->slab +
+	       b->page_tables +
 	       b->process_anon + b->hidden_anon + b->kernel_residual;
 }
 

@@ -1,7 +1,7 @@
 /*
  * The breakdown's parts add up to MemTotal whatever the counters say, the
- * residual is meminfo's alone, and the anonymous parts give way first when
- * they overshoot.
+ * residual is meminfo's alone less the per-CPU lists' free pages, and the
+ * anonymous parts and those pages give way first when they overshoot.
  */
 #include <string.h>
 
@@ -10,7 +10,8 @@
 
 static uint64_t sum(const struct memz_breakdown *b)
 {
-	return b->free + b->buffers + b->cached + b->slab + b->page_tables +
+	return b->free + b->pcp_free + b->buffers + b->cached + b->slab +
+	       b->page_tables +
 	       b->process_anon + b->hidden_anon + b->kernel_residual;
 }
 
@@ -75,6 +76,44 @@ int main(void)
 	CHECK_U64(b.kernel_residual, 85);
 	CHECK_U64(sum(&b), 1000);
 
+	/* free pages on the per-CPU lists, which MemFree leaves out, are
+	 * their own part, out of the residual (85 without them) */
+	m.pcp_free = 60;
+	m.has_pcp_free = true;
+	memz_breakdown_compute(&m, 400, 50, &b);
+	CHECK_U64(b.pcp_free, 60);
+	CHECK_U64(b.free, 100);
+	CHECK_U64(b.process_anon, 400);
+	CHECK_U64(b.hidden_anon, 50);
+	CHECK_U64(b.kernel_residual, 25);
+	CHECK_U64(sum(&b), 1000);
+	/* under churn the lists hand pages back and forth with MemFree: the
+	 * residual stays where it was */
+	m.mem_free = 140;
+	m.pcp_free = 20;
+	memz_breakdown_compute(&m, 400, 50, &b);
+	CHECK_U64(b.pcp_free, 20);
+	CHECK_U64(b.kernel_residual, 25);
+	CHECK_U64(sum(&b), 1000);
+	m.mem_free = 80;
+	m.pcp_free = 80;
+	memz_breakdown_compute(&m, 400, 50, &b);
+	CHECK_U64(b.kernel_residual, 25);
+	CHECK_U64(sum(&b), 1000);
+	/* zoneinfo is read after meminfo: when the two disagree by more
+	 * than the residual holds, the lists give way, never meminfo */
+	m.mem_free = 100;
+	m.pcp_free = 90;
+	memz_breakdown_compute(&m, 400, 50, &b);
+	CHECK_U64(b.pcp_free, 85);
+	CHECK_U64(b.free, 100);
+	CHECK_U64(b.process_anon, 400);
+	CHECK_U64(b.hidden_anon, 50);
+	CHECK_U64(b.kernel_residual, 0);
+	CHECK_U64(sum(&b), 1000);
+	m.pcp_free = 0;
+	m.has_pcp_free = false;
+
 	/* AnonPages beyond what meminfo's parts leave: it takes the rest */
 	m.anon_pages = 900;
 	memz_breakdown_compute(&m, 400, 50, &b);
@@ -90,11 +129,15 @@ int main(void)
 	CHECK_U64(b.hidden_anon, 0);
 	CHECK_U64(b.kernel_residual, 135);
 
-	/* meminfo alone overshoots: free is trimmed */
+	/* meminfo alone overshoots: free is trimmed, nothing is left for
+	 * the per-CPU lists */
 	m.mem_free = 700;
+	m.pcp_free = 30;
+	m.has_pcp_free = true;
 	memz_breakdown_compute(&m, 400, 50, &b);
 	CHECK_U64(b.free, 635);
 	CHECK_U64(b.process_anon, 0);
+	CHECK_U64(b.pcp_free, 0);
 	CHECK_U64(sum(&b), 1000);
 	return check_status();
 }

@@ -52,7 +52,7 @@ expect_rc 0 $MEMZ --version
 # --- top: exact tables ------------------------------------------------------
 expect_rc 0 $MEMZ top $ROOT
 cat >"$TMP/want" <<'EOF'
-RAM 23.5 GiB: free 23.1 GiB, buffers 2.4 MiB, cached 245.6 MiB, slab 139.3 MiB, page tables 1.6 MiB, processes 13.1 MiB, hidden 0 B, kernel 65.7 MiB
+RAM 23.5 GiB: free 23.1 GiB, free on CPU lists 0 B, buffers 2.4 MiB, cached 245.6 MiB, slab 139.3 MiB, page tables 1.6 MiB, processes 13.1 MiB, hidden 0 B, kernel 65.7 MiB
 2 groups, 0 leak suspects
    PROCS         PSS         USS         RSS        SWAP        GROWTH LEAK    NAME
       2x    52.5 MiB    51.4 MiB    53.9 MiB     1.2 MiB             -         app
@@ -65,7 +65,7 @@ if tr -d '\n' <"$TMP/out" | grep -q "$(printf '\033')"; then fail "raw ESC in to
 
 expect_rc 0 $MEMZ top --bytes --processes $ROOT
 cat >"$TMP/want" <<'EOF'
-RAM 25276059648: free 24785580032, buffers 2535424, cached 257536000, slab 146100224, page tables 1675264, processes 13713408, hidden 0, kernel 68919296
+RAM 25276059648: free 24785580032, free on CPU lists 0, buffers 2535424, cached 257536000, slab 146100224, page tables 1675264, processes 13713408, hidden 0, kernel 68919296
 3 processes, 0 leak suspects
      PID         PSS         USS         RSS        SWAP        GROWTH LEAK    NAME
      100    54820864    53637120    56270848     1310720             -         app
@@ -115,7 +115,7 @@ expect_rc 0 $MEMZ top --watch=0.05 -c 2 $ROOT
 T1="--set ProcRoot=$top_srcdir/tests/fixtures/tree1/proc --set SysRoot=$top_srcdir/tests/fixtures/tree1/sys --set PasswdFile=$top_srcdir/tests/fixtures/users/passwd"
 expect_rc 0 $MEMZ top --users $T1
 cat >"$TMP/want" <<'EOF'
-RAM 8.0 GiB: free 4.0 GiB, buffers 128.0 MiB, cached 1.0 GiB, slab 256.0 MiB, page tables 16.0 MiB, processes 37.0 MiB, hidden 0 B, kernel 2.6 GiB
+RAM 8.0 GiB: free 4.0 GiB, free on CPU lists 0 B, buffers 128.0 MiB, cached 1.0 GiB, slab 256.0 MiB, page tables 16.0 MiB, processes 37.0 MiB, hidden 0 B, kernel 2.6 GiB
 2 users, 0 leak suspects
    PROCS         PSS         USS         RSS        SWAP USER
       3x    33.9 MiB    31.6 MiB    38.6 MiB         0 B alice
@@ -419,7 +419,7 @@ grep -q 'nodir/base.json' "$TMP/err" || fail "json --out error does not name the
 # the same tree as its own baseline: nothing moved, nothing gone
 expect_rc 0 $MEMZ top --bytes --baseline "$TMP/base.json" $ROOT
 cat >"$TMP/want" <<WANT
-RAM 25276059648: free 24785580032, buffers 2535424, cached 257536000, slab 146100224, page tables 1675264, processes 13713408, hidden 0, kernel 68919296
+RAM 25276059648: free 24785580032, free on CPU lists 0, buffers 2535424, cached 257536000, slab 146100224, page tables 1675264, processes 13713408, hidden 0, kernel 68919296
 2 groups, 0 leak suspects
 since $TMP/base.json: 0 of its 2 groups gone (0 PSS then)
    PROCS         PSS         USS         RSS        SWAP       SINCE        GROWTH LEAK    NAME
@@ -486,7 +486,7 @@ CG=$top_srcdir/tests/fixtures/cgroup-v2
 CGSET="--set ProcRoot=$CG/proc --set SysRoot=$CG/sys --set DockerRoot=$CG/docker --set GroupBy=cgroup"
 expect_rc 0 $MEMZ top $CGSET
 cat >"$TMP/want" <<'WANT'
-RAM 8.0 GiB: free 4.0 GiB, buffers 128.0 MiB, cached 1.0 GiB, slab 256.0 MiB, page tables 16.0 MiB, processes 21.0 MiB, hidden 0 B, kernel 2.6 GiB
+RAM 8.0 GiB: free 4.0 GiB, free on CPU lists 0 B, buffers 128.0 MiB, cached 1.0 GiB, slab 256.0 MiB, page tables 16.0 MiB, processes 21.0 MiB, hidden 0 B, kernel 2.6 GiB
 6 groups, 0 leak suspects
    PROCS         PSS         USS         RSS        SWAP      CGROUP       LIMIT        GROWTH LEAK    NAME
       1x     6.0 MiB     6.0 MiB     6.0 MiB         0 B    48.0 MiB        none             -         k8s:prod/envoy-7d9f/proxy

@@ -126,8 +126,9 @@ static void test_values(void)
 
 	memset(&s, 0, sizeof s);
 	memset(g, 0, sizeof g);
-	s.br = (struct memz_breakdown){ .mem_total = 1000, .free = 100,
-					.buffers = 10, .cached = 300,
+	s.br = (struct memz_breakdown){ .mem_total = 1000, .free = 80,
+					.pcp_free = 20, .buffers = 10,
+					.cached = 300,
 					.slab = 50, .page_tables = 5,
 					.process_anon = 400, .hidden_anon = 35,
 					.kernel_residual = 100 };
@@ -165,11 +166,12 @@ static void test_values(void)
 	CHECK_INT(memz_report_new(&r, memz_allocator_libc()), 0);
 	n = values(r, &s, &out);
 	CHECK_INT(n, out.n);
-	/* 8 breakdown + 3 psi (no full) + 2 node + 2 gauges + 3 groups * 11 */
-	CHECK_INT(out.n, 8 + 3 + 2 + 2 + 33);
+	/* 9 breakdown + 3 psi (no full) + 2 node + 2 gauges + 3 groups * 11 */
+	CHECK_INT(out.n, 9 + 3 + 2 + 2 + 33);
 	check_types_db(&out);
 
-	CHECK(val(&out, "", "memory", "free") == 100);
+	CHECK(val(&out, "", "memory", "free") == 80);
+	CHECK(val(&out, "", "memory", "pcp_free") == 20);
 	CHECK(val(&out, "", "memory", "buffers") == 10);
 	CHECK(val(&out, "", "memory", "cached") == 300);
 	CHECK(val(&out, "", "memory", "slab") == 50);
@@ -238,14 +240,14 @@ static void test_values(void)
 	g[0].name = "x_y";
 	g[2].name = "x y";
 	values(r, &s, &out);
-	CHECK_INT(out.n, 8 + 3 + 2 + 2 + 33);
+	CHECK_INT(out.n, 9 + 3 + 2 + 2 + 33);
 	check_types_db(&out);
 	CHECK(val(&out, "x_y", "memory", "pss") == 4096);
 	CHECK(val(&out, "x_y_2", "memory", "pss") == 10);
 	/* and two clean names never hide each other */
 	g[2].name = "x_z";
 	values(r, &s, &out);
-	CHECK_INT(out.n, 8 + 3 + 2 + 2 + 33);
+	CHECK_INT(out.n, 9 + 3 + 2 + 2 + 33);
 	check_types_db(&out);
 	CHECK(val(&out, "x_z", "memory", "pss") == 10);
 
@@ -285,8 +287,8 @@ static void test_user_values(void)
 	s.view.n_users = 3;
 	CHECK_INT(memz_report_new(&r, memz_allocator_libc()), 0);
 	values(r, &s, &out);
-	/* 8 breakdown + 2 counts + 2 users * (5 memory + ps_count) */
-	CHECK_INT(out.n, 8 + 2 + 2 * 6);
+	/* 9 breakdown + 2 counts + 2 users * (5 memory + ps_count) */
+	CHECK_INT(out.n, 9 + 2 + 2 * 6);
 	check_types_db(&out);
 	CHECK(val(&out, "users", "memory", "pss_alice") == 4096);
 	CHECK(val(&out, "users", "memory", "uss_alice") == 2048);

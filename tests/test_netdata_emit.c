@@ -103,6 +103,7 @@ static void test_fixed_charts(void)
 
 	script_init(&s);
 	b->free = 1000 * MIB + 1;
+	b->pcp_free = 12;
 	b->buffers = 2;
 	b->cached = 3 * MIB;
 	b->slab = 4;
@@ -118,10 +119,11 @@ static void test_fixed_charts(void)
 	cycle(&s, NULL, 0);
 
 	CHECK_INT(last(&s, "memz.ram", "free"), 1000 * MIB + 1);
+	CHECK_INT(last(&s, "memz.ram", "pcp_free"), 12);
 	CHECK_INT(last(&s, "memz.ram", "cached"), 3 * MIB);
 	CHECK_INT(last(&s, "memz.ram", "kernel_residual"), 8);
 	CHECK_INT(last(&s, "memz.ram", "hidden_anon"), 7);
-	CHECK_INT(ndc_dim_count(s.chk, "memz.ram", true), 8);
+	CHECK_INT(ndc_dim_count(s.chk, "memz.ram", true), 9);
 	CHECK_INT(ndc_dim_divisor(s.chk, "memz.ram",
 				  ndc_dim_id(s.chk, "memz.ram", "free")), MIB);
 	CHECK_INT(last(&s, "memz.kernel", "kernel_residual"), 8);

@@ -40,18 +40,19 @@ static const struct memz_series *series(const struct memz_series_table *t,
 
 static void test_tables(void)
 {
-	struct memz_breakdown b = { .mem_total = 36, .free = 1, .buffers = 2,
-				    .cached = 3, .slab = 4, .page_tables = 5,
-				    .process_anon = 6, .hidden_anon = 7,
-				    .kernel_residual = 8, .kernel_stack = 9,
-				    .vmalloc_used = 10, .percpu = 11 };
+	struct memz_breakdown b = { .mem_total = 45, .free = 1, .pcp_free = 2,
+				    .buffers = 3, .cached = 4, .slab = 5,
+				    .page_tables = 6, .process_anon = 7,
+				    .hidden_anon = 8, .kernel_residual = 9,
+				    .kernel_stack = 10, .vmalloc_used = 11,
+				    .percpu = 12 };
 	struct memz_group g = { .members = 3, .threads = 7, .pss = 100,
 				.uss = 50, .rss = 200, .swap = 4, .anon = 30 };
 	struct memz_numa_node nd = { .id = 1, .total = 9, .free = 4, .used = 5 };
 	double sum = 0;
 
 	/* the parts, in stacking order, add up to MemTotal */
-	CHECK_INT(memz_series_breakdown.n, 8);
+	CHECK_INT(memz_series_breakdown.n, 9);
 	for (size_t i = 0; i < memz_series_breakdown.n; i++) {
 		const struct memz_series *se = &memz_series_breakdown.s[i];
 		CHECK(se->unit == MEMZ_UNIT_BYTES);
@@ -60,11 +61,12 @@ static void test_tables(void)
 	}
 	CHECK(sum == (double)b.mem_total);
 	CHECK_STR(memz_series_breakdown.s[0].name, "free");
-	CHECK_STR(memz_series_breakdown.s[7].name, "kernel_residual");
+	CHECK_STR(memz_series_breakdown.s[1].name, "pcp_free");
+	CHECK_STR(memz_series_breakdown.s[8].name, "kernel_residual");
 
 	CHECK_INT(memz_series_kernel.n, 4);
 	CHECK_STR(memz_series_kernel.s[0].name, "kernel_residual");
-	CHECK(memz_series_value(&memz_series_kernel.s[3], &b) == 11);
+	CHECK(memz_series_value(&memz_series_kernel.s[3], &b) == 12);
 
 	struct memz_psi_line pl = { 1.5, 2.5, 3.5, 77 };
 	CHECK_INT(memz_series_psi.n, 4);

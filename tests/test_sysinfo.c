@@ -1,4 +1,5 @@
-/* meminfo, PSI, NUMA node meminfo and vmstat: parsers and kept-fd readers. */
+/* meminfo, zoneinfo, PSI, NUMA node meminfo and vmstat: parsers and kept-fd
+ * readers. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -7,6 +8,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "memz/breakdown.h"
 #include "memz/readbuf.h"
 #include "memz/sysinfo.h"
 
@@ -287,6 +289,125 @@ static void test_vmstat(void)
 	}
 }
 
+/* Two nodes, populated and unpopulated zones, three CPUs, the kernel's
+ * layout (6.18): the per-CPU lists' counts of every zone and CPU add up. */
+static const char zoneinfo_two_nodes[] =
+	"Node 0, zone      DMA\n"
+	"  per-node stats\n"
+	"      nr_inactive_anon 1891\n"
+	"      nr_free_pages 3840\n"
+	"  pages free     3840\n"
+	"        min      44\n"
+	"        cma      0\n"
+	"        protection: (0, 3018, 5706, 5706, 5706)\n"
+	"      nr_free_pages 3840\n"
+	"  pagesets\n"
+	"    cpu: 0\n"
+	"              count:    3\n"
+	"              high:     0\n"
+	"              batch:    1\n"
+	"              high_min: 27\n"
+	"              high_max: 240\n"
+	"  vm stats threshold: 4\n"
+	"    cpu: 1\n"
+	"              count:    0\n"
+	"              high:     0\n"
+	"  vm stats threshold: 4\n"
+	"    cpu: 2\n"
+	"              count:    5\n"
+	"  vm stats threshold: 4\n"
+	"  node_unreclaimable:  0\n"
+	"  start_pfn:           1\n"
+	"Node 0, zone  Movable\n"
+	"  pages free     0\n"
+	"        protection: (0, 0, 0, 0, 0)\n"
+	"Node 1, zone   Normal\n"
+	"  pages free     282316\n"
+	"  pagesets\n"
+	"    cpu: 0\n"
+	"              count:    33334\n"
+	"              high:     43008\n"
+	"    cpu: 1\n"
+	"              count:    17748\n"
+	"    cpu: 2\n"
+	"              count:    1000\n"
+	"  vm stats threshold: 24\n"
+	"  node_unreclaimable:  0\n"
+	"  start_pfn:           1048576";
+
+static void test_zoneinfo(void)
+{
+	const char *unpopulated = "Node 0, zone   Device\n  pages free     0\n";
+	struct memz_zoneinfo z;
+
+	CHECK_INT(memz_parse_zoneinfo(zoneinfo_two_nodes,
+				      sizeof(zoneinfo_two_nodes) - 1, &z), 0);
+	CHECK_U64(z.pages, 3 + 0 + 5 + 33334 + 17748 + 1000);
+	CHECK_INT(z.zones, 3);
+	CHECK_INT(z.cpus, 6);
+	/* zones without pagesets (none populated) hold nothing */
+	CHECK_INT(memz_parse_zoneinfo(unpopulated, strlen(unpopulated), &z), 0);
+	CHECK_U64(z.pages, 0);
+	CHECK_INT(z.zones, 1);
+	CHECK_INT(z.cpus, 0);
+}
+
+static void zoneinfo_bad(const char *text, int want)
+{
+	struct memz_zoneinfo z = { 7, 7, 7 };
+
+	CHECK_INT(memz_parse_zoneinfo(text, strlen(text), &z), want);
+	/* a refused file leaves nothing half counted */
+	CHECK_U64(z.pages, 7);
+}
+
+static void test_zoneinfo_bad(void)
+{
+	const char *zone = "Node 0, zone   Normal\n  pagesets\n";
+	char text[512];
+
+	zoneinfo_bad("", -EINVAL);
+	zoneinfo_bad("\n\n", -EINVAL);
+	/* not zoneinfo: text before the first zone, a header cut short */
+	zoneinfo_bad("MemTotal: 1 kB\nNode 0, zone   Normal\n", -EINVAL);
+	zoneinfo_bad("Node 0, zone\n", -EINVAL);
+	zoneinfo_bad("Node x, zone Normal\n", -EINVAL);
+	zoneinfo_bad("Node 0 zone Normal\n", -EINVAL);
+	/* a cpu outside pagesets, a count without its cpu, a cpu without
+	 * its count (at the end, before the next cpu, before the next zone) */
+	zoneinfo_bad("Node 0, zone   Normal\n    cpu: 0\n      count: 1\n",
+		     -EINVAL);
+	snprintf(text, sizeof text, "%s      count: 1\n", zone);
+	zoneinfo_bad(text, -EINVAL);
+	snprintf(text, sizeof text, "%s    cpu: 0\n", zone);
+	zoneinfo_bad(text, -EINVAL);
+	snprintf(text, sizeof text, "%s    cpu: 0\n    cpu: 1\n      count: 1\n",
+		 zone);
+	zoneinfo_bad(text, -EINVAL);
+	snprintf(text, sizeof text, "%s    cpu: 0\n%s", zone, zone);
+	zoneinfo_bad(text, -EINVAL);
+	snprintf(text, sizeof text, "%s    cpu: 0\n      high: 1\n      count: 1\n",
+		 zone);
+	zoneinfo_bad(text, -EINVAL);
+	/* numbers that do not parse: garbage, a sign, none, too large */
+	snprintf(text, sizeof text, "%s    cpu: 0\n      count: 12x\n", zone);
+	zoneinfo_bad(text, -EINVAL);
+	snprintf(text, sizeof text, "%s    cpu: 0\n      count: -1\n", zone);
+	zoneinfo_bad(text, -EINVAL);
+	snprintf(text, sizeof text, "%s    cpu: 0\n      count:\n", zone);
+	zoneinfo_bad(text, -EINVAL);
+	snprintf(text, sizeof text, "%s    cpu: zero\n      count: 1\n", zone);
+	zoneinfo_bad(text, -EINVAL);
+	snprintf(text, sizeof text,
+		 "%s    cpu: 0\n      count: 99999999999999999999\n", zone);
+	zoneinfo_bad(text, -ERANGE);
+	/* two counts each in range whose sum is not */
+	snprintf(text, sizeof text,
+		 "%s    cpu: 0\n      count: 18446744073709551615\n"
+		 "    cpu: 1\n      count: 1\n", zone);
+	zoneinfo_bad(text, -ERANGE);
+}
+
 static void test_sysfiles_real(void)
 {
 	struct memz_sysfiles f;
@@ -554,6 +675,137 @@ static void test_sysfiles_failed_path(void)
 
 /* Kept fds see new content (the same file rewritten in place), and node
  * directories are found by number, sorted, skipping what is not a node. */
+/* A capture of this 2-CPU machine's meminfo and zoneinfo, taken together
+ * while compiles ran: 56251 pages sat on the per-CPU lists (Normal zone;
+ * DMA's and DMA32's were empty), 225004 kB of the 256008 kB meminfo leaves
+ * to the kernel. They come out of the residual as their own part. A tree
+ * without zoneinfo (tree1) has none, and says so. */
+static void test_sysfiles_zoneinfo(void)
+{
+	struct memz_sysfiles f;
+	struct memz_meminfo m;
+	struct memz_breakdown b;
+
+	open_fixture(&f, "zoneinfo", 0);
+	CHECK(f.has_zoneinfo);
+	CHECK(f.zoneinfo_fd >= 0);
+	for (int round = 0; round < 2; round++) {
+		CHECK_INT(memz_sysfiles_read_meminfo(&f, &m), 0);
+		CHECK(m.has_pcp_free);
+		CHECK_U64(m.pcp_free, 56251 * f.page_size);
+		CHECK_U64(m.mem_free, 23396340 * KB);
+	}
+	memz_breakdown_compute(&m, m.anon_pages, 0, &b);
+	CHECK_U64(b.pcp_free, 56251 * f.page_size);
+	CHECK_U64(b.kernel_residual, 256008 * KB - 56251 * f.page_size);
+	CHECK_U64(b.free + b.pcp_free + b.buffers + b.cached + b.slab +
+			  b.page_tables + b.process_anon + b.hidden_anon +
+			  b.kernel_residual,
+		  m.mem_total);
+	/* short of fds: zoneinfo (the capture's only optional file) is
+	 * closed and read per cycle, the same */
+	CHECK_INT(memz_sysfiles_unkeep(&f), 1);
+	CHECK_INT(f.zoneinfo_fd, -1);
+	CHECK_INT(memz_sysfiles_read_meminfo(&f, &m), 0);
+	CHECK_U64(m.pcp_free, 56251 * f.page_size);
+	memz_sysfiles_release(&f);
+	CHECK(!f.has_zoneinfo);
+
+	open_fixture(&f, "tree1", 0);
+	CHECK(!f.has_zoneinfo);
+	memset(&m, 0xff, sizeof m);
+	CHECK_INT(memz_sysfiles_read_meminfo(&f, &m), 0);
+	CHECK(!m.has_pcp_free);
+	CHECK_U64(m.pcp_free, 0);
+	memz_sysfiles_release(&f);
+}
+
+/* zoneinfo grows with the CPUs, past the read buffer: it is read in
+ * pieces and every count is found, the lines cut between pieces too. A
+ * malformed one fails the meminfo read and is named; one line longer than
+ * the buffer, or a file past MEMZ_ZONEINFO_MAX, is refused. */
+static void test_sysfiles_zoneinfo_big(void)
+{
+	static const char meminfo[] =
+		"MemTotal: 100 kB\nMemFree: 50 kB\nBuffers: 1 kB\n"
+		"Cached: 2 kB\nSlab: 3 kB\nPageTables: 4 kB\n";
+	char dir[] = "/tmp/memz-zoneinfo-XXXXXX", path[256], want[256];
+	struct memz_sysfiles f;
+	struct memz_meminfo m;
+	unsigned long long sum = 0;
+	FILE *fp;
+
+	CHECK(mkdtemp(dir) != NULL);
+	put(dir, "meminfo", meminfo);
+	snprintf(path, sizeof path, "%s/zoneinfo", dir);
+	fp = fopen(path, "w");
+	CHECK(fp != NULL);
+	if (!fp)
+		return;
+	/* 3 zones of 1000 CPUs: some 200 KiB, a dozen pieces */
+	for (int zone = 0; zone < 3; zone++) {
+		fprintf(fp, "Node 0, zone %8s\n  pages free     5\n  pagesets\n",
+			zone == 0 ? "DMA" : zone == 1 ? "DMA32" : "Normal");
+		for (int cpu = 0; cpu < 1000; cpu++) {
+			fprintf(fp, "    cpu: %d\n              count:    %d\n"
+				    "              high:     43008\n"
+				    "              batch:    63\n"
+				    "  vm stats threshold: 24\n",
+				cpu, cpu * 7 + zone);
+			sum += (unsigned long long)(cpu * 7 + zone);
+		}
+	}
+	fclose(fp);
+	memz_sysfiles_init(&f);
+	CHECK_INT(memz_sysfiles_open(&f, dir, "/nonexistent"), 0);
+	CHECK_INT(memz_sysfiles_read_meminfo(&f, &m), 0);
+	CHECK_U64(m.pcp_free, sum * f.page_size);
+	CHECK_U64(m.mem_free, 50 * KB);
+	memz_sysfiles_release(&f);
+
+	/* malformed: the meminfo read fails and names zoneinfo */
+	put(dir, "zoneinfo", "Node 0, zone   Normal\n  pagesets\n    cpu: 0\n");
+	memz_sysfiles_init(&f);
+	CHECK_INT(memz_sysfiles_open(&f, dir, "/nonexistent"), 0);
+	CHECK_INT(memz_sysfiles_read_meminfo(&f, &m), -EINVAL);
+	snprintf(want, sizeof want, "%s/zoneinfo", dir);
+	CHECK_STR(f.failed, want);
+	memz_sysfiles_release(&f);
+
+	/* one line longer than the buffer */
+	fp = fopen(path, "w");
+	CHECK(fp != NULL);
+	if (!fp)
+		return;
+	fputs("Node 0, zone   Normal\n  ", fp);
+	for (size_t i = 0; i < sizeof f.buf; i++)
+		fputc('x', fp);
+	fputs("\n", fp);
+	fclose(fp);
+	memz_sysfiles_init(&f);
+	CHECK_INT(memz_sysfiles_open(&f, dir, "/nonexistent"), 0);
+	CHECK_INT(memz_sysfiles_read_meminfo(&f, &m), -EINVAL);
+	memz_sysfiles_release(&f);
+
+	/* no end: refused past MEMZ_ZONEINFO_MAX, not read for ever */
+	fp = fopen(path, "w");
+	CHECK(fp != NULL);
+	if (!fp)
+		return;
+	fputs("Node 0, zone   Normal\n", fp);
+	for (size_t n = 0; n <= MEMZ_ZONEINFO_MAX; n += 16)
+		fputs("      nr_x 12345\n", fp);
+	fclose(fp);
+	memz_sysfiles_init(&f);
+	CHECK_INT(memz_sysfiles_open(&f, dir, "/nonexistent"), 0);
+	CHECK_INT(memz_sysfiles_read_meminfo(&f, &m), -EFBIG);
+	memz_sysfiles_release(&f);
+
+	rm(dir, "zoneinfo");
+	rm(dir, "meminfo");
+	CHECK_INT(rmdir(dir), 0);
+}
+
 static void test_sysfiles_kept(void)
 {
 	static const char *const nodes[] = { "10", "2", "0" };
@@ -645,6 +897,8 @@ int main(void)
 	test_meminfo();
 	test_meminfo_old();
 	test_meminfo_bad();
+	test_zoneinfo();
+	test_zoneinfo_bad();
 	test_psi();
 	test_psi_bad();
 	test_node();
@@ -657,5 +911,7 @@ int main(void)
 	test_sysfiles_absent();
 	test_sysfiles_garbled();
 	test_sysfiles_kept();
+	test_sysfiles_zoneinfo();
+	test_sysfiles_zoneinfo_big();
 	return check_status();
 }

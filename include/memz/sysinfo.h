@@ -1,5 +1,6 @@
 /*
- * sysinfo.h - system-wide readers: meminfo, PSI, NUMA nodes, vmstat.
+ * sysinfo.h - system-wide readers: meminfo (with zoneinfo's per-CPU free
+ * pages), PSI, NUMA nodes, vmstat.
  *
  * Each file has a pure parser (buffer in, struct out, used directly by the
  * unit tests on garbled input) and a reader that goes through struct
@@ -30,6 +31,11 @@ struct memz_meminfo {
 		anon_pages, shmem, s_reclaimable, s_unreclaim, swap_total,
 		swap_free;
 	bool has_mem_available, has_percpu, has_anon_pages;
+	/* not meminfo's: free pages on the per-CPU lists (zoneinfo's
+	 * pagesets), which MemFree leaves out; 0 and has_pcp_free false
+	 * when zoneinfo is absent or unreadable */
+	uint64_t pcp_free;
+	bool has_pcp_free;
 };
 
 struct memz_psi_line {
@@ -64,7 +70,25 @@ struct memz_vmstat {
 	bool has_oom_kill;
 };
 
+/*
+ * /proc/zoneinfo's per-CPU page lists: each populated zone's "pagesets"
+ * section has, per online CPU, a "cpu: N" line and a "count: N" line, the
+ * free pages that CPU holds for quick allocation. The kernel takes them out
+ * of MemFree in batches of hundreds of KiB, and under churn they swing by
+ * tens of MiB between cycles. pages is their sum over every zone and CPU;
+ * zones and cpus count the "Node" headers and "cpu:" lines. Other lines are
+ * skipped (the kernel adds fields). Malformed (-EINVAL): no zone, text
+ * before the first zone, a cpu line outside pagesets or without its count,
+ * a count without its cpu line, a number that does not parse; -ERANGE when
+ * the sum overflows.
+ */
+struct memz_zoneinfo {
+	uint64_t pages;
+	unsigned zones, cpus;
+};
+
 int memz_parse_meminfo(const char *buf, size_t len, struct memz_meminfo *out);
+int memz_parse_zoneinfo(const char *buf, size_t len, struct memz_zoneinfo *out);
 int memz_parse_psi(const char *buf, size_t len, struct memz_psi *out);
 /* One node's meminfo ("Node 0 MemTotal: ... kB"); id must match. */
 int memz_parse_node_meminfo(const char *buf, size_t len, int id,
@@ -78,18 +102,22 @@ int memz_parse_vmstat(const char *buf, size_t len, struct memz_vmstat *out);
  * closes everything and leaves the struct as _init does, so _open may be
  * called again. _open needs an _init'ed struct and closes what it held.
  * meminfo is required (-ENOENT without it). PSI that answers EOPNOTSUPP
- * (booted with psi=0) is absent. NUMA nodes are the node<N> directories
+ * (booted with psi=0) is absent. So is a zoneinfo missing or not readable
+ * (EACCES, EPERM: a hardened or a container's /proc): has_zoneinfo is
+ * false and the meminfo read gives pcp_free 0, has_pcp_free false. NUMA
+ * nodes are the node<N> directories
  * with a meminfo, sorted by id, listed once at _open; past MEMZ_MAX_NODES
  * the lowest ids are kept. A read error leaves *out unspecified except that
  * a failed NUMA read sets n = 0. After a failed _open or read, failed holds
  * the path of the file it is about.
  */
 struct memz_sysfiles {
-	int meminfo_fd, psi_fd, vmstat_fd;
+	int meminfo_fd, psi_fd, vmstat_fd, zoneinfo_fd;
 	unsigned n_nodes;
 	int node_id[MEMZ_MAX_NODES];
 	int node_fd[MEMZ_MAX_NODES];
-	bool has_psi, has_vmstat; /* present, whether kept open or not */
+	bool has_psi, has_vmstat, has_zoneinfo; /* present, kept open or not */
+	uint64_t page_size; /* zoneinfo counts pages */
 	bool unkept;        /* short of fds: the optional files are opened per read */
 	char proc_root[PATH_MAX], sys_root[PATH_MAX];
 	char failed[PATH_MAX + 64]; /* the file the last failed _open or read is about */
@@ -101,13 +129,20 @@ int memz_sysfiles_open(struct memz_sysfiles *f, const char *proc_root,
 		       const char *sys_root);
 void memz_sysfiles_release(struct memz_sysfiles *f);
 /*
- * Short of file descriptors: close the optional files (PSI, vmstat, the
- * nodes' meminfo), which from now on are opened, read and closed on each
- * read, so that a process that owns few fds still has one to read with.
+ * Short of file descriptors: close the optional files (PSI, vmstat,
+ * zoneinfo, the nodes' meminfo), which from now on are opened, read and
+ * closed on each read, so that a process that owns few fds still has one to read with.
  * Returns how many fds it closed.
  */
 unsigned memz_sysfiles_unkeep(struct memz_sysfiles *f);
 
+/* meminfo, then zoneinfo's per-CPU free pages into out->pcp_free (bytes),
+ * right after it so that the two are of nearly one moment. zoneinfo is
+ * read in buf-sized pieces (it grows with the CPUs: some 200 bytes per CPU
+ * and populated zone, 150 KiB on 256 CPUs), at most MEMZ_ZONEINFO_MAX
+ * bytes (-EFBIG past it); a line longer than buf is malformed. A malformed
+ * zoneinfo fails the read as a malformed meminfo does, failed naming it. */
+#define MEMZ_ZONEINFO_MAX (16u << 20)
 int memz_sysfiles_read_meminfo(struct memz_sysfiles *f,
 			       struct memz_meminfo *out);
 int memz_sysfiles_read_psi(struct memz_sysfiles *f, struct memz_psi *out);

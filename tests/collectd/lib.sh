@@ -214,14 +214,14 @@ cd_log_has() {
 # may straddle two, and the machine's free and cached move in between.
 cd_parts_sum() {
 	_h=$(cat "$1/host")
-	for _part in free buffers cached slab page_tables process_anon \
-		hidden_anon kernel_residual; do
+	for _part in free pcp_free buffers cached slab page_tables \
+		process_anon hidden_anon kernel_residual; do
 		cat "$1/csv/$_h/memz/memory-$_part"-* 2>/dev/null |
 			grep -v '^epoch' | sed "s/^/$_part,/"
 	done | awk -F, '{ v[$2] += $3; n[$2]++ }
 		END {
 			for (e in n)
-				if (n[e] == 8 && (best == "" || e + 0 > best + 0))
+				if (n[e] == 9 && (best == "" || e + 0 > best + 0))
 					best = e
 			if (best == "")
 				exit 1
