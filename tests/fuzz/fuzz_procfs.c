@@ -1,5 +1,6 @@
-/* The /proc and /sys readers: the first byte picks the parser, the rest is
- * the file. Every parser must return 0 or -errno and never read past len.
+/* The /proc and /sys readers (zoneinfo among them): the first byte picks
+ * the parser, the rest is the file. Every parser must return 0 or -errno
+ * and never read past len.
  * Cgroup paths (a process's own, so hostile) and docker's config files
  * are among them: the names made of them stay NUL-terminated in their
  * buffers. */
@@ -43,6 +44,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct memz_psi psi;
 	struct memz_numa_node nm;
 	struct memz_vmstat vm;
+	struct memz_zoneinfo zi;
 	char path[64];
 	char *buf;
 	size_t len;
@@ -53,7 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	buf = fuzz_cstr(data + 1, size - 1);
 	len = size - 1;
-	switch (data[0] % 14) {
+	switch (data[0] % 15) {
 	case 0: memz_parse_stat(buf, len, &st); break;
 	case 1: memz_parse_statm(buf, len, 4096, &sm); break;
 	case 2: memz_parse_status(buf, len, &ps); break;
@@ -71,6 +73,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		memz_cgroup_parse_key(buf, len, "oom_kill", &u);
 		break;
 	case 13: cgname(buf, len); break;
+	case 14: memz_parse_zoneinfo(buf, len, &zi); break;
 	}
 	free(buf);
 	return 0;
