@@ -473,11 +473,14 @@ static void record(struct memz_oom *o, double t, const char *scope,
 }
 
 /* Name up to *pending kills from the pool (only processes that were in
- * scope, when one is given), oom_score_adj scaled by total, what the
- * scope may use; with give_up, those nothing fits are recorded as
- * unknown. */
+ * scope, when one is given, and that left no more than max_age cycles ago:
+ * the kernel kills a live process, so one gone two cycles or more before
+ * the cycle the kill was seen in cannot be its victim), oom_score_adj
+ * scaled by total, what the scope may use; with give_up, those nothing
+ * fits are recorded as unknown. */
 static void name_kills(struct memz_oom *o, double t, const char *scope,
-		       double total, unsigned *pending, bool give_up)
+		       double total, unsigned max_age, unsigned *pending,
+		       bool give_up)
 {
 	while (*pending) {
 		struct memz_oom_cand *best = NULL, *second = NULL;
@@ -489,7 +492,8 @@ static void name_kills(struct memz_oom *o, double t, const char *scope,
 			struct memz_oom_cand *c = &o->cand[i];
 			double b = c->points + c->adj * total / 1000.0;
 
-			if (c->used || (scope && (!c->has_memcg ||
+			if (c->used || c->age > max_age ||
+			    (scope && (!c->has_memcg ||
 						 c->v1 != is_v1(o) ||
 						 !under(c->memcg, scope))))
 				continue;
@@ -602,8 +606,9 @@ static void kills(struct memz_oom *o, const struct memz_oom_input *in)
 			w->wait = 0;
 			continue;
 		}
+		/* wait: cycles since the oldest pending kill was seen */
 		name_kills(o, in->t, w->path, scope_total(w, in->mem),
-			   &w->pending, w->wait >= KILL_WAIT);
+			   w->wait + 1, &w->pending, w->wait >= KILL_WAIT);
 		w->wait = w->pending ? w->wait + 1 : 0;
 	}
 	o->vm_named += o->view.new_kills + dropped(o);
@@ -630,9 +635,10 @@ static void kills(struct memz_oom *o, const struct memz_oom_input *in)
 		unsigned pending = (unsigned)(total - o->vm_named);
 		unsigned before = o->view.new_kills;
 
+		/* vm_wait: cycles since the kill was seen, and one */
 		name_kills(o, in->t, NULL,
 			   (double)(in->mem->mem_total + in->mem->swap_total),
-			   &pending, o->vm_wait > KILL_WAIT + 1);
+			   o->vm_wait, &pending, o->vm_wait > KILL_WAIT + 1);
 		o->vm_named += o->view.new_kills - before;
 		if (!pending)
 			o->vm_wait = 0;

@@ -849,6 +849,59 @@ static void long_ids(void)
 	remove_root();
 }
 
+/* A process with oom_score_adj 1000 that exited just before a cgroup's
+ * kill. Gone two cycles or more before the cycle the kill is seen in, it
+ * cannot be the victim (the kernel kills a live process); gone a cycle
+ * before, it may be. */
+static void decoy_exit_one(int gap, const char *want, int sure, int fitted)
+{
+	static struct memz_oom o;
+	struct world w;
+	struct memz_proc leaker, decoy;
+	int t = 1;
+
+	make_root();
+	v2_tree();
+	put_file("fs/cgroup/app.slice/memory.swap.max", "0\n");
+	world_init(&w);
+	proc(&leaker, 10, "leaker", "/app.slice", false, 90 * MiB, 1 * MiB,
+	     true, 80);
+	proc(&decoy, 11, "decoy", "/app.slice", false, 0.1 * MiB, 0, false, 0);
+	decoy.oom_score_adj = 1000;
+	w.procs[0] = &leaker;
+	w.procs[1] = &decoy;
+	w.view.n_procs = 2;
+	memz_oom_init(&o);
+	cycle(&o, &w, t++);
+	w.view.n_procs = 1;
+	w.gone[0] = &decoy;
+	w.view.n_gone = 1;
+	for (int i = 0; i < gap; i++) {
+		cycle(&o, &w, t++);
+		CHECK_INT(o.view.new_kills, 0);
+		w.view.n_gone = 0;
+	}
+	w.view.n_procs = 0;
+	w.gone[0] = &leaker;
+	w.view.n_gone = 1;
+	put_file("fs/cgroup/app.slice/memory.events", "oom 1\noom_kill 1\n");
+	w.vm.oom_kill = 6;
+	cycle(&o, &w, t++);
+	CHECK_INT(o.view.new_kills, 1);
+	CHECK_STR(o.view.kill[0].name, want);
+	CHECK_INT(o.view.kill[0].sure, sure);
+	CHECK_INT(o.view.kill[0].candidates, fitted);
+	remove_root();
+}
+
+static void decoy_exit(void)
+{
+	/* a cycle before: decoy 0.1 + 100 MiB against the leaker's 90 */
+	decoy_exit_one(1, "decoy", 54, 2);
+	decoy_exit_one(2, "leaker", 90, 1);
+	decoy_exit_one(3, "leaker", 90, 1);
+}
+
 /* The table hands out the processes that left, as last sampled. */
 static void table_gone(void)
 {
@@ -897,6 +950,7 @@ int main(void)
 	rewarn();
 	steady();
 	zombie();
+	decoy_exit();
 	table_gone();
 	return check_status();
 }

@@ -24,9 +24,11 @@
  * The OOM kill named. /proc/vmstat's oom_kill counts every kill; a
  * cgroup's (v2 memory.events, hierarchical; v1 memory.oom_control, the
  * victim's own cgroup only) counts the kills of its processes. When one
- * rises, the victim is looked for among the processes that left in the
- * last three cycles (a victim may exit a cycle before or after the counter
- * is read) and, for a cgroup, were in it: the one the kernel would pick
+ * rises, the victim is looked for among the processes that left no more
+ * than a cycle before the cycle the kill was seen in, or since (a victim
+ * may exit a cycle before or after the counter is read; the kernel kills
+ * a live process, so one gone earlier is not its victim) and, for a
+ * cgroup, were in it: the one the kernel would pick
  * first (PSS plus swap, moved by oom_score_adj thousandths of what the
  * kill's scope may use, as the kernel moves oom_score: MemTotal +
  * SwapTotal for the machine, a cgroup's limit plus the swap it may use,
