@@ -472,6 +472,11 @@ static void record(struct memz_oom *o, double t, const char *scope,
 		v->new_kills++;
 }
 
+/* The cap on sure when only oom_score_adj puts the victim first: a
+ * process may set its own adj, and one that exited just before the kill
+ * (set to 1000, say) is the likeliest pick on paper and not the victim. */
+#define SURE_ADJ_ONLY 50
+
 /* Name up to *pending kills from the pool (only processes that were in
  * scope, when one is given, and that left no more than max_age cycles ago:
  * the kernel kills a live process, so one gone two cycles or more before
@@ -512,6 +517,9 @@ static void name_kills(struct memz_oom *o, double t, const char *scope,
 			break;
 		if (fitted <= *pending || !second || !(b1 > 0))
 			sure = 90;
+		else if (second->points > best->points)
+			/* without the adj term the runner-up would rank first */
+			sure = SURE_ADJ_ONLY;
 		else
 			sure = 50 + (int)lround(40.0 * fmax(0, b1 - b2) / b1);
 		best->used = true;
