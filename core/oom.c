@@ -135,6 +135,12 @@ void memz_oom_read_cgroups(struct memz_oom *o, const char *sys_root)
 
 		w->ok = !memz_cgroup_usage(&o->root, w->path, o->buf,
 					   sizeof o->buf, &w->usage);
+		w->near = w->ok && w->has_prev && w->usage > w->prev_usage &&
+			  (w->usage >= w->limit ||
+			   (w->limit - w->usage) / MEMZ_OOM_NEAR_CYCLES <
+				   w->usage - w->prev_usage);
+		w->has_prev = w->ok;
+		w->prev_usage = w->usage;
 		w->has_kills = !memz_cgroup_oom_kills(&o->root, w->path, o->buf,
 						      sizeof o->buf, &k, &ino);
 		o->files_read += 2;
@@ -651,6 +657,16 @@ static void kills(struct memz_oom *o, const struct memz_oom_input *in)
 		if (!pending)
 			o->vm_wait = 0;
 	}
+}
+
+bool memz_oom_restless(const struct memz_oom *o, const struct memz_vmstat *vm)
+{
+	for (size_t i = 0; i < o->n_w; i++)
+		if (o->w[i].near || o->w[i].pending)
+			return true;
+	return vm && vm->has_oom_kill && o->vm_primed &&
+	       vm->oom_kill >= o->vm_kills0 &&
+	       vm->oom_kill - o->vm_kills0 > o->vm_named;
 }
 
 void memz_oom_update(struct memz_oom *o, const struct memz_oom_input *in)

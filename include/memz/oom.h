@@ -95,6 +95,9 @@
 #define MEMZ_OOM_LIVE_MIN (1u << 20) /* a watched cgroup's usage, at least */
 #define MEMZ_OOM_WARN_LEVELS 16
 #define MEMZ_OOM_REWARN_MIN_S 5.0 /* no halving warned below this */
+/* a watched cgroup within this many cycles of its limit, at the rate its
+ * usage grew over the last, has no process rest (memz_oom_restless) */
+#define MEMZ_OOM_NEAR_CYCLES 8
 
 struct memz_oom_driver {
 	char name[MEMZ_OOM_NAME_MAX]; /* raw bytes, NUL-ended */
@@ -180,6 +183,8 @@ struct memz_oom_watch {
 	uint64_t counted; /* kills counted since it was first read */
 	uint64_t dropped; /* kills this cycle past MEMZ_OOM_MAX_KILLS pending */
 	uint64_t usage;
+	uint64_t prev_usage; /* the read before, when has_prev */
+	bool has_prev, near; /* near: see MEMZ_OOM_NEAR_CYCLES */
 	/* kills not yet named (at most MEMZ_OOM_MAX_KILLS), cycles waited */
 	unsigned pending, wait;
 	bool has_kills, primed, ok;
@@ -228,6 +233,19 @@ struct memz_oom_input {
 	const struct memz_settings *s; /* LeakAlarmAfter: sustained verdicts */
 	const char *sys_root;
 };
+
+/*
+ * After memz_oom_read_cgroups and the read of vm (NULL: not read): should
+ * no quiet process rest this cycle (sampler.c), so that every exit is
+ * seen, and timed, in the cycle it happens? An exit frees no task until
+ * the parent reaps it, so a zombie that rests is found emptied only at its
+ * next probe, up to three cycles late, and a process with oom_score_adj
+ * 1000 that exited 3 s before a kill was made a candidate a cycle before
+ * it. True while a watched cgroup is within MEMZ_OOM_NEAR_CYCLES cycles of
+ * its limit at the rate its usage grew over the last, and while a kill
+ * waits to be named (its victim may be resting as a zombie).
+ */
+bool memz_oom_restless(const struct memz_oom *o, const struct memz_vmstat *vm);
 
 /* The forecasts and the kills of this cycle, into o->view. Never fails: a
  * file that cannot be read leaves its scope without figures. */
