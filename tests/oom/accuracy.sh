@@ -49,6 +49,9 @@ for f in "$MEMZ" "$LEAKER"; do
 done
 
 . "$top_srcdir/tests/oom/cg.sh"
+# sh -c "$IN_CG" sh DIR CMD...: CMD exec'd in the cgroup, so that $! is its
+# pid and this shell its parent (oc_exec's subshell would come between)
+IN_CG='echo $$ > "$1/cgroup.procs" && shift && exec "$@"'
 
 D=$(mktemp -d "${TMPDIR:-/tmp}/memz-acc.XXXXXX") || exit 1
 PIDS=""
@@ -58,6 +61,9 @@ cleanup() {
 	for p in $PIDS; do
 		kill -KILL "$p" 2>/dev/null
 	done
+	# they are this shell's children (each exec'd in the cgroup by sh
+	# -c), reaped here; a zombie decoy's holder leaves it to init
+	wait 2>/dev/null
 	oc_remove
 	rm -rf "$D"
 }
@@ -98,12 +104,11 @@ bigs() {
 	for i in 1 2; do
 		eval "_b=\${BIG$i:-}"
 		if [ -n "$_b" ] && kill -0 "$_b" 2>/dev/null; then continue; fi
-		oc_exec "$OC_DIR" "$LEAKER" --name "${N}big$i" --once 20 \
-			>"$D/big$i" &
+		sh -c "$IN_CG" sh "$OC_DIR" "$LEAKER" --name "${N}big$i" \
+			--once 20 >"$D/big$i" &
+		eval "BIG$i=$!"
 		track "$!"
 		poll 5 grep -qs . "$D/big$i" || { echo "no big" >&2; exit 1; }
-		eval "BIG$i=$(head -n 1 "$D/big$i")"
-		eval "track \$BIG$i"
 	done
 }
 
@@ -122,15 +127,14 @@ while [ $r -lt "$ROUNDS" ]; do
 	# the decoy: adj 1000, set in the process that execs it only
 	if [ $((r % 2)) = 1 ]; then
 		kind=reaped
-		oc_exec "$OC_DIR" sh -c 'echo 1000 > /proc/self/oom_score_adj &&
-			exec "$0" "$@"' "$LEAKER" --name "${N}dec$r" --once 1 \
-			>"$D/dec" &
-		HOLD=$!
-		track "$HOLD"
+		sh -c "$IN_CG" sh "$OC_DIR" sh -c 'echo 1000 \
+			> /proc/self/oom_score_adj && exec "$0" "$@"' \
+			"$LEAKER" --name "${N}dec$r" --once 1 >"$D/dec" &
+		HOLD=""
 	else
 		kind=zombie
 		# its parent sleeps and never reaps it
-		oc_exec "$OC_DIR" sh -c '(echo 1000 > /proc/self/oom_score_adj &&
+		sh -c "$IN_CG" sh "$OC_DIR" sh -c '(echo 1000 > /proc/self/oom_score_adj &&
 			exec "$0" "$@") & exec sleep 600' "$LEAKER" \
 			--name "${N}dec$r" --once 1 >"$D/dec" &
 		HOLD=$!
@@ -145,13 +149,11 @@ while [ $r -lt "$ROUNDS" ]; do
 	sleep "$QUIET_S"
 
 	gap=$(( (r % 3 + 1) * 4 ))
-	oc_exec "$OC_DIR" "$LEAKER" --name "${N}leak$r" --start-mib 8 \
-		--rate 4096 >"$D/leak" &
-	track "$!"
-	LKW=$!
-	poll 5 grep -qs . "$D/leak" || { echo "no leaker" >&2; exit 1; }
-	LK=$(head -n 1 "$D/leak")
+	sh -c "$IN_CG" sh "$OC_DIR" "$LEAKER" --name "${N}leak$r" \
+		--start-mib 8 --rate 4096 >"$D/leak" &
+	LK=$!
 	track "$LK"
+	poll 5 grep -qs . "$D/leak" || { echo "no leaker" >&2; exit 1; }
 	near() {
 		u=$(cat "$USAGE" 2>/dev/null) &&
 			[ "$u" -ge $(((LIMIT_MIB - gap) << 20)) ]
@@ -159,8 +161,8 @@ while [ $r -lt "$ROUNDS" ]; do
 	poll 60 near || echo "round $r: the cgroup never came within $gap MiB"
 	kill -KILL "$DEC" 2>/dev/null
 	t_exit=$(uptime_s)
-	# the subshell that started it waits for it: reaped at once
-	[ "$kind" = reaped ] && wait "$HOLD" 2>/dev/null
+	# its parent, this shell, reaps it at once
+	[ "$kind" = reaped ] && { wait "$DEC" 2>/dev/null; untrack "$DEC"; }
 
 	new_kill() { [ "$(kills_logged)" -gt "$k0" ]; }
 	if ! poll 60 new_kill; then
@@ -212,6 +214,6 @@ while [ $r -lt "$ROUNDS" ]; do
 		done <"$D/named"
 		echo "round $r ($kind decoy, gap $gap MiB, exited $before s before the first kill): kernel" $kpids "memz:$out"
 	fi
-	for p in $LK $LKW $MZ $DEC $HOLD; do stop "$p"; done
+	for p in $LK $MZ $DEC $HOLD; do stop "$p"; done
 done
 echo "rounds $ROUNDS: right $RIGHT (sure:$RIGHT_SURE), wrong $WRONG (sure:$WRONG_SURE), unknown $UNKNOWN, no kill $NOKILL"
