@@ -21,8 +21,10 @@
 #    cgroup (its "Killed process PID"); memz's, those of its "OOM KILL"
 #    lines for the cgroup.
 # Prints a line per round and the counts: kills memz named right, names
-# that were wrong (what sure said), unknown. Everything it started is killed by pid, and the cgroup removed,
-# however it ends.
+# that were wrong (what sure said), unknown. Everything it started is
+# killed by pid and reaped, and the cgroup removed, however it ends; it
+# changes no sysctl. A zombie decoy's holder, killed, leaves the zombie to
+# init to reap.
 
 top_srcdir=$(cd "$(dirname "$0")/../.." && pwd)
 B=""
