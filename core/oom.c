@@ -524,7 +524,7 @@ static void name_kills(struct memz_oom *o, double t, const char *scope,
 		if (fitted <= *pending || !second || !(b1 > 0))
 			sure = 90;
 		else if (second->points > best->points)
-			/* without the adj term the runner-up would rank first */
+			/* without the adj term the runner-up would be first */
 			sure = SURE_ADJ_ONLY;
 		else
 			sure = 50 + (int)lround(40.0 * fmax(0, b1 - b2) / b1);
