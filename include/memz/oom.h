@@ -38,8 +38,8 @@
  * processes left as were killed, less as the best candidate stands less
  * clearly above the next, and 50 when only its oom_score_adj puts it
  * above the next (any process may set its own); a kill nothing fits
- * for two cycles is reported with known = false ("unknown"). A kill a watched cgroup counted is
- * reported once, in the deepest such cgroup; the machine reports the
+ * for two cycles is reported with known = false ("unknown"). A kill a
+ * watched cgroup counted is reported once, in the deepest such cgroup; the machine reports the
  * rest, a cycle later, so that a cgroup's counter read a moment after the
  * machine's can claim its kill first. A counter that falls, or whose file
  * has a new inode, is a cgroup made again under the path (a restarted
