@@ -401,7 +401,8 @@ static void fixture_oom_restless(void)
 
 	if (!watched_copy(tmp, to, sizeof to))
 		return;
-	snprintf(cmd, sizeof cmd, "mkdir -p '%s/sys/fs/cgroup/memory/box'", to);
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s/sys/fs/cgroup/memory/box'",
+		 to);
 	CHECK_INT(system(cmd), 0);
 	put_file(to, "sys/fs/cgroup/memory/memory.usage_in_bytes", "1\n");
 	put_file(to, "sys/fs/cgroup/memory/memory.limit_in_bytes",

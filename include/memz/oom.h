@@ -41,11 +41,11 @@
  * for two cycles is reported with known = false ("unknown"). A kill a
  * watched cgroup counted is reported once, in the deepest such cgroup;
  * the machine reports the rest, a cycle later, so that a cgroup's counter
- * read a moment after the machine's can claim its kill first. A counter that falls, or whose file
- * has a new inode, is a cgroup made again under the path (a restarted
- * service), whose kills are all new. Every kill is counted (kills), but at
- * most MEMZ_OOM_MAX_KILLS wait to be named per scope: the rest are not
- * named, by the cgroup or by the machine.
+ * read a moment after the machine's can claim its kill first. A counter
+ * that falls, or whose file has a new inode, is a cgroup made again under
+ * the path (a restarted service), whose kills are all new. Every kill is
+ * counted (kills), but at most MEMZ_OOM_MAX_KILLS wait to be named per
+ * scope: the rest are not named, by the cgroup or by the machine.
  *
  * A victim whose parent has not reaped it yet is a zombie: still in the
  * table, but with no memory (statm all zeros: RSS and swap 0). It counts
