@@ -135,6 +135,12 @@ void memz_oom_read_cgroups(struct memz_oom *o, const char *sys_root)
 
 		w->ok = !memz_cgroup_usage(&o->root, w->path, o->buf,
 					   sizeof o->buf, &w->usage);
+		w->near = w->ok && w->has_prev && w->usage > w->prev_usage &&
+			  (w->usage >= w->limit ||
+			   (w->limit - w->usage) / MEMZ_OOM_NEAR_CYCLES <
+				   w->usage - w->prev_usage);
+		w->has_prev = w->ok;
+		w->prev_usage = w->usage;
 		w->has_kills = !memz_cgroup_oom_kills(&o->root, w->path, o->buf,
 						      sizeof o->buf, &k, &ino);
 		o->files_read += 2;
@@ -472,12 +478,20 @@ static void record(struct memz_oom *o, double t, const char *scope,
 		v->new_kills++;
 }
 
+/* The cap on sure when only oom_score_adj puts the victim first: a
+ * process may set its own adj, and one that exited just before the kill
+ * (set to 1000, say) is the likeliest pick on paper and not the victim. */
+#define SURE_ADJ_ONLY 50
+
 /* Name up to *pending kills from the pool (only processes that were in
- * scope, when one is given), oom_score_adj scaled by total, what the
- * scope may use; with give_up, those nothing fits are recorded as
- * unknown. */
+ * scope, when one is given, and that left no more than max_age cycles ago:
+ * the kernel kills a live process, so one gone two cycles or more before
+ * the cycle the kill was seen in cannot be its victim), oom_score_adj
+ * scaled by total, what the scope may use; with give_up, those nothing
+ * fits are recorded as unknown. */
 static void name_kills(struct memz_oom *o, double t, const char *scope,
-		       double total, unsigned *pending, bool give_up)
+		       double total, unsigned max_age, unsigned *pending,
+		       bool give_up)
 {
 	while (*pending) {
 		struct memz_oom_cand *best = NULL, *second = NULL;
@@ -489,7 +503,8 @@ static void name_kills(struct memz_oom *o, double t, const char *scope,
 			struct memz_oom_cand *c = &o->cand[i];
 			double b = c->points + c->adj * total / 1000.0;
 
-			if (c->used || (scope && (!c->has_memcg ||
+			if (c->used || c->age > max_age ||
+			    (scope && (!c->has_memcg ||
 						 c->v1 != is_v1(o) ||
 						 !under(c->memcg, scope))))
 				continue;
@@ -508,6 +523,9 @@ static void name_kills(struct memz_oom *o, double t, const char *scope,
 			break;
 		if (fitted <= *pending || !second || !(b1 > 0))
 			sure = 90;
+		else if (second->points > best->points)
+			/* without the adj term the runner-up would be first */
+			sure = SURE_ADJ_ONLY;
 		else
 			sure = 50 + (int)lround(40.0 * fmax(0, b1 - b2) / b1);
 		best->used = true;
@@ -602,8 +620,9 @@ static void kills(struct memz_oom *o, const struct memz_oom_input *in)
 			w->wait = 0;
 			continue;
 		}
+		/* wait: cycles since the oldest pending kill was seen */
 		name_kills(o, in->t, w->path, scope_total(w, in->mem),
-			   &w->pending, w->wait >= KILL_WAIT);
+			   w->wait + 1, &w->pending, w->wait >= KILL_WAIT);
 		w->wait = w->pending ? w->wait + 1 : 0;
 	}
 	o->vm_named += o->view.new_kills + dropped(o);
@@ -630,13 +649,24 @@ static void kills(struct memz_oom *o, const struct memz_oom_input *in)
 		unsigned pending = (unsigned)(total - o->vm_named);
 		unsigned before = o->view.new_kills;
 
+		/* vm_wait: cycles since the kill was seen, and one */
 		name_kills(o, in->t, NULL,
 			   (double)(in->mem->mem_total + in->mem->swap_total),
-			   &pending, o->vm_wait > KILL_WAIT + 1);
+			   o->vm_wait, &pending, o->vm_wait > KILL_WAIT + 1);
 		o->vm_named += o->view.new_kills - before;
 		if (!pending)
 			o->vm_wait = 0;
 	}
+}
+
+bool memz_oom_restless(const struct memz_oom *o, const struct memz_vmstat *vm)
+{
+	for (size_t i = 0; i < o->n_w; i++)
+		if (o->w[i].near || o->w[i].pending)
+			return true;
+	return vm && vm->has_oom_kill && o->vm_primed &&
+	       vm->oom_kill >= o->vm_kills0 &&
+	       vm->oom_kill - o->vm_kills0 > o->vm_named;
 }
 
 void memz_oom_update(struct memz_oom *o, const struct memz_oom_input *in)

@@ -660,7 +660,8 @@ static int walk_table(struct memz_sampler *s, double now, size_t *n, int gone)
 	}
 	/* what ran above raced with no fork or exit (else it could have
 	 * counted as gone a process that exited after loadavg was read) */
-	s->may_rest = gone == 0 && memz_pidwatch_still(&s->pids);
+	s->may_rest = gone == 0 && !s->restless &&
+		      memz_pidwatch_still(&s->pids);
 	s->st->rested = s->may_rest;
 	for (p = memz_table_first(s->table); p; p = next) {
 		next = memz_table_next(p);
@@ -791,6 +792,8 @@ int memz_sampler_run(struct memz_sampler *s, double now,
 	memz_oom_read_cgroups(&s->oom, s->s.sys_root);
 	if (memz_sysfiles_read_vmstat(&s->sys, &snap->vm))
 		snap->vm.present = false;
+	/* near an OOM every exit is to be seen in its cycle (oom.h) */
+	s->restless = memz_oom_restless(&s->oom, &snap->vm);
 	snap->stats.files_read += 3 + s->sys.n_nodes;
 
 	s->now = now;

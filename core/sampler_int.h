@@ -36,6 +36,7 @@ struct memz_sampler {
 	uint64_t page_size;
 	unsigned cycle;
 	bool may_rest; /* this cycle: quiet processes may go unprobed */
+	bool restless; /* the OOM watch wants every exit this cycle */
 	bool span_pid; /* the pid being visited was handed out this cycle */
 	bool no_rollup; /* the kernel has no smaps_rollup: sum smaps */
 

@@ -849,6 +849,115 @@ static void long_ids(void)
 	remove_root();
 }
 
+/* A process with oom_score_adj 1000 that exited just before a cgroup's
+ * kill. Gone two cycles or more before the cycle the kill is seen in, it
+ * cannot be the victim (the kernel kills a live process); gone a cycle
+ * before, it may be, but only its adj puts it first, so sure is 50 at
+ * most. */
+static void decoy_exit_one(int gap, const char *want, int sure, int fitted)
+{
+	static struct memz_oom o;
+	struct world w;
+	struct memz_proc leaker, decoy;
+	int t = 1;
+
+	make_root();
+	v2_tree();
+	put_file("fs/cgroup/app.slice/memory.swap.max", "0\n");
+	world_init(&w);
+	proc(&leaker, 10, "leaker", "/app.slice", false, 90 * MiB, 1 * MiB,
+	     true, 80);
+	proc(&decoy, 11, "decoy", "/app.slice", false, 0.1 * MiB, 0, false, 0);
+	decoy.oom_score_adj = 1000;
+	w.procs[0] = &leaker;
+	w.procs[1] = &decoy;
+	w.view.n_procs = 2;
+	memz_oom_init(&o);
+	cycle(&o, &w, t++);
+	w.view.n_procs = 1;
+	w.gone[0] = &decoy;
+	w.view.n_gone = 1;
+	for (int i = 0; i < gap; i++) {
+		cycle(&o, &w, t++);
+		CHECK_INT(o.view.new_kills, 0);
+		w.view.n_gone = 0;
+	}
+	w.view.n_procs = 0;
+	w.gone[0] = &leaker;
+	w.view.n_gone = 1;
+	put_file("fs/cgroup/app.slice/memory.events", "oom 1\noom_kill 1\n");
+	w.vm.oom_kill = 6;
+	cycle(&o, &w, t++);
+	CHECK_INT(o.view.new_kills, 1);
+	CHECK_STR(o.view.kill[0].name, want);
+	CHECK_INT(o.view.kill[0].sure, sure);
+	CHECK_INT(o.view.kill[0].candidates, fitted);
+	remove_root();
+}
+
+static void decoy_exit(void)
+{
+	/* a cycle before: decoy 0.1 + 100 MiB against the leaker's 90 (54
+	 * from the lead alone) */
+	decoy_exit_one(1, "decoy", 50, 2);
+	decoy_exit_one(2, "leaker", 90, 1);
+	decoy_exit_one(3, "leaker", 90, 1);
+}
+
+/* Quiet processes are all probed (none rests) while a watched cgroup is
+ * within 8 cycles of its limit at its last cycle's growth, and while a
+ * kill waits to be named: an exit is then seen in its cycle. */
+static void restless(void)
+{
+	static struct memz_oom o;
+	struct world w;
+
+	make_root();
+	v2_tree(); /* /app.slice: 100 MiB, 60 MiB used */
+	world_init(&w);
+	memz_oom_init(&o);
+	cycle(&o, &w, 1);
+	CHECK(!memz_oom_restless(&o, &w.vm));
+	/* +2 MiB: 38 MiB left is 19 such cycles */
+	put_file("fs/cgroup/app.slice/memory.current", "65011712\n");
+	cycle(&o, &w, 2);
+	CHECK(!memz_oom_restless(&o, &w.vm));
+	/* +8 MiB: 30 MiB left, under 4 cycles of it */
+	put_file("fs/cgroup/app.slice/memory.current", "73400320\n");
+	cycle(&o, &w, 3);
+	CHECK(memz_oom_restless(&o, &w.vm));
+	/* full of page cache and flat: nothing to time */
+	put_file("fs/cgroup/app.slice/memory.current", "104857600\n");
+	cycle(&o, &w, 4);
+	CHECK(memz_oom_restless(&o, &w.vm));
+	cycle(&o, &w, 5);
+	CHECK(!memz_oom_restless(&o, &w.vm));
+	/* a cgroup's kill, until named or given up */
+	put_file("fs/cgroup/app.slice/memory.events", "oom 1\noom_kill 1\n");
+	memz_oom_read_cgroups(&o, root);
+	CHECK(memz_oom_restless(&o, &w.vm));
+	w.in.t = 6;
+	memz_oom_update(&o, &w.in);
+	for (int t = 7; t < 10; t++)
+		cycle(&o, &w, t);
+	CHECK_INT(o.view.n_kills, 1);
+	/* a kill outside the cgroups: the machine names it a cycle later */
+	w.vm.oom_kill = 7;
+	memz_oom_read_cgroups(&o, root);
+	CHECK(memz_oom_restless(&o, &w.vm));
+	CHECK(!memz_oom_restless(&o, NULL));
+	w.in.t = 10;
+	memz_oom_update(&o, &w.in);
+	for (int t = 11; t < 14; t++) {
+		cycle(&o, &w, t);
+		CHECK(memz_oom_restless(&o, &w.vm) == (o.view.n_kills == 1));
+	}
+	CHECK_INT(o.view.n_kills, 2); /* unknown: nothing left */
+	cycle(&o, &w, 14);
+	CHECK(!memz_oom_restless(&o, &w.vm));
+	remove_root();
+}
+
 /* The table hands out the processes that left, as last sampled. */
 static void table_gone(void)
 {
@@ -897,6 +1006,8 @@ int main(void)
 	rewarn();
 	steady();
 	zombie();
+	decoy_exit();
+	restless();
 	table_gone();
 	return check_status();
 }

@@ -386,6 +386,60 @@ static void fixture_quiet_probes(void)
 	watched_close(tmp, &s, &snap);
 }
 
+/* No quiet process rests while a watched cgroup is near its limit at the
+ * rate it grows (oom.h, memz_oom_restless): a process that exited there
+ * on a cycle it would rest on (300 + 13 is odd), a zombie its parent has
+ * not reaped (statm all zeros; the task count did not move), is probed
+ * and seen emptied in that cycle, not up to three later. */
+static void fixture_oom_restless(void)
+{
+	char tmp[] = "/tmp/memz-restless.XXXXXX", to[1100], cmd[1300];
+	struct memz_sampler *s;
+	struct memz_snapshot snap;
+	const struct memz_proc *p;
+	int cycle;
+
+	if (!watched_copy(tmp, to, sizeof to))
+		return;
+	snprintf(cmd, sizeof cmd, "mkdir -p '%s/sys/fs/cgroup/memory/box'",
+		 to);
+	CHECK_INT(system(cmd), 0);
+	put_file(to, "sys/fs/cgroup/memory/memory.usage_in_bytes", "1\n");
+	put_file(to, "sys/fs/cgroup/memory/memory.limit_in_bytes",
+		 "9223372036854771712\n");
+	put_file(to, "sys/fs/cgroup/memory/box/memory.limit_in_bytes",
+		 "268435456\n");
+	put_file(to, "sys/fs/cgroup/memory/box/memory.usage_in_bytes",
+		 "134217728\n");
+	put_file(to, "sys/fs/cgroup/memory/box/memory.oom_control",
+		 "oom_kill_disable 0\nunder_oom 0\noom_kill 0\n");
+	s = sampler_at(to, no_exact, &snap);
+	if (!s)
+		return;
+	for (cycle = 1; cycle <= 12; cycle++)
+		CHECK_INT(memz_sampler_run(s, cycle, &snap), 0);
+	CHECK(snap.stats.rested);
+	CHECK_INT(snap.oom.n_scopes, 2);
+	p = find_pid(&snap, 300);
+	CHECK(p && mz_pe(p)->quiet_probes >= 10 &&
+	      mz_pe(p)->statm_last.resident == 544);
+
+	/* +112 MiB in a cycle, 16 MiB left */
+	put_file(to, "sys/fs/cgroup/memory/box/memory.usage_in_bytes",
+		 "251658240\n");
+	put_file(to, "proc/300/statm", "0 0 0 0 0 0 0\n");
+	CHECK_INT(memz_sampler_run(s, 13, &snap), 0);
+	CHECK(!snap.stats.listed);
+	CHECK(!snap.stats.rested);
+	p = find_pid(&snap, 300);
+	CHECK(p && mz_pe(p)->statm_last.resident == 0);
+
+	/* flat again: they rest */
+	CHECK_INT(memz_sampler_run(s, 14, &snap), 0);
+	CHECK(snap.stats.rested);
+	watched_close(tmp, &s, &snap);
+}
+
 /*
  * A process that moved between the cycle's statm probe and its exact read
  * (the probe saw a 48 MiB batch spike, the read came after its free): the
@@ -1225,6 +1279,7 @@ int main(void)
 	fixture_moved_between_reads();
 	fixture_exec_names();
 	fixture_churn();
+	fixture_oom_restless();
 	fixture_kthread_exit();
 	fixture_container_exit();
 	fixture_exact_max_rss();

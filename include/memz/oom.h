@@ -24,9 +24,11 @@
  * The OOM kill named. /proc/vmstat's oom_kill counts every kill; a
  * cgroup's (v2 memory.events, hierarchical; v1 memory.oom_control, the
  * victim's own cgroup only) counts the kills of its processes. When one
- * rises, the victim is looked for among the processes that left in the
- * last three cycles (a victim may exit a cycle before or after the counter
- * is read) and, for a cgroup, were in it: the one the kernel would pick
+ * rises, the victim is looked for among the processes that left no more
+ * than a cycle before the cycle the kill was seen in, or since (a victim
+ * may exit a cycle before or after the counter is read; the kernel kills
+ * a live process, so one gone earlier is not its victim) and, for a
+ * cgroup, were in it: the one the kernel would pick
  * first (PSS plus swap, moved by oom_score_adj thousandths of what the
  * kill's scope may use, as the kernel moves oom_score: MemTotal +
  * SwapTotal for the machine, a cgroup's limit plus the swap it may use,
@@ -34,15 +36,16 @@
  * the OOM reaper frees a victim's memory before it exits) and whether it
  * was a leak suspect. `sure` says how sure: 90 when exactly as many
  * processes left as were killed, less as the best candidate stands less
- * clearly above the next; a kill nothing fits for two cycles is reported
- * with known = false ("unknown"). A kill a watched cgroup counted is
- * reported once, in the deepest such cgroup; the machine reports the
- * rest, a cycle later, so that a cgroup's counter read a moment after the
- * machine's can claim its kill first. A counter that falls, or whose file
- * has a new inode, is a cgroup made again under the path (a restarted
- * service), whose kills are all new. Every kill is counted (kills), but at
- * most MEMZ_OOM_MAX_KILLS wait to be named per scope: the rest are not
- * named, by the cgroup or by the machine.
+ * clearly above the next, and 50 when only its oom_score_adj puts it
+ * above the next (any process may set its own); a kill nothing fits
+ * for two cycles is reported with known = false ("unknown"). A kill a
+ * watched cgroup counted is reported once, in the deepest such cgroup;
+ * the machine reports the rest, a cycle later, so that a cgroup's counter
+ * read a moment after the machine's can claim its kill first. A counter
+ * that falls, or whose file has a new inode, is a cgroup made again under
+ * the path (a restarted service), whose kills are all new. Every kill is
+ * counted (kills), but at most MEMZ_OOM_MAX_KILLS wait to be named per
+ * scope: the rest are not named, by the cgroup or by the machine.
  *
  * A victim whose parent has not reaped it yet is a zombie: still in the
  * table, but with no memory (statm all zeros: RSS and swap 0). It counts
@@ -92,6 +95,9 @@
 #define MEMZ_OOM_LIVE_MIN (1u << 20) /* a watched cgroup's usage, at least */
 #define MEMZ_OOM_WARN_LEVELS 16
 #define MEMZ_OOM_REWARN_MIN_S 5.0 /* no halving warned below this */
+/* a watched cgroup within this many cycles of its limit, at the rate its
+ * usage grew over the last, has no process rest (memz_oom_restless) */
+#define MEMZ_OOM_NEAR_CYCLES 8
 
 struct memz_oom_driver {
 	char name[MEMZ_OOM_NAME_MAX]; /* raw bytes, NUL-ended */
@@ -177,6 +183,8 @@ struct memz_oom_watch {
 	uint64_t counted; /* kills counted since it was first read */
 	uint64_t dropped; /* kills this cycle past MEMZ_OOM_MAX_KILLS pending */
 	uint64_t usage;
+	uint64_t prev_usage; /* the read before, when has_prev */
+	bool has_prev, near; /* near: see MEMZ_OOM_NEAR_CYCLES */
 	/* kills not yet named (at most MEMZ_OOM_MAX_KILLS), cycles waited */
 	unsigned pending, wait;
 	bool has_kills, primed, ok;
@@ -225,6 +233,19 @@ struct memz_oom_input {
 	const struct memz_settings *s; /* LeakAlarmAfter: sustained verdicts */
 	const char *sys_root;
 };
+
+/*
+ * After memz_oom_read_cgroups and the read of vm (NULL: not read): should
+ * no quiet process rest this cycle (sampler.c), so that every exit is
+ * seen, and timed, in the cycle it happens? An exit frees no task until
+ * the parent reaps it, so a zombie that rests is found emptied only at its
+ * next probe, up to three cycles late, and a process with oom_score_adj
+ * 1000 that exited 3 s before a kill was made a candidate a cycle before
+ * it. True while a watched cgroup is within MEMZ_OOM_NEAR_CYCLES cycles of
+ * its limit at the rate its usage grew over the last, and while a kill
+ * waits to be named (its victim may be resting as a zombie).
+ */
+bool memz_oom_restless(const struct memz_oom *o, const struct memz_vmstat *vm);
 
 /* The forecasts and the kills of this cycle, into o->view. Never fails: a
  * file that cannot be read leaves its scope without figures. */
