@@ -45,4 +45,4 @@ EXTRA_DIST += tests/it_collectd_forward.sh
 INTEGRATION_TESTS += tests/it_collectd_lifecycle.sh
 EXTRA_DIST += tests/it_collectd_lifecycle.sh
 INTEGRATION_TESTS += tests/it_collectd_oom.sh
-EXTRA_DIST += tests/it_collectd_oom.sh tests/oom/cg.sh
+EXTRA_DIST += tests/it_collectd_oom.sh tests/oom/cg.sh tests/oom/accuracy.sh
