@@ -483,16 +483,27 @@ static void record(struct memz_oom *o, double t, const char *scope,
  * (set to 1000, say) is the likeliest pick on paper and not the victim. */
 #define SURE_ADJ_ONLY 50
 
+/* The cap on sure for a victim that left the cycle before its kill's: a
+ * kill is counted before its victim is signalled, and the counters are
+ * read before the processes, so such a victim died in the few
+ * milliseconds between the two reads; most that left then left before
+ * the kill. */
+#define SURE_EARLY 50
+
 /* Name up to *pending kills from the pool (only processes that were in
  * scope, when one is given, and that left no more than max_age cycles ago:
  * the kernel kills a live process, so one gone two cycles or more before
  * the cycle the kill was seen in cannot be its victim), oom_score_adj
  * scaled by total, what the scope may use; with give_up, those nothing
- * fits are recorded as unknown. */
+ * fits are recorded as unknown. One that left the cycle before the kill's
+ * (age max_age) is named only when none that left since fits, and not in
+ * the kill's own cycle (max_age 1), when its victim may still be leaving. */
 static void name_kills(struct memz_oom *o, double t, const char *scope,
 		       double total, unsigned max_age, unsigned *pending,
 		       bool give_up)
 {
+	bool early = false;
+
 	while (*pending) {
 		struct memz_oom_cand *best = NULL, *second = NULL;
 		double b1 = 0, b2 = 0;
@@ -504,6 +515,7 @@ static void name_kills(struct memz_oom *o, double t, const char *scope,
 			double b = c->points + c->adj * total / 1000.0;
 
 			if (c->used || c->age > max_age ||
+			    (c->age == max_age) != early ||
 			    (scope && (!c->has_memcg ||
 						 c->v1 != is_v1(o) ||
 						 !under(c->memcg, scope))))
@@ -519,8 +531,12 @@ static void name_kills(struct memz_oom *o, double t, const char *scope,
 				b2 = b;
 			}
 		}
-		if (!best)
-			break;
+		if (!best) {
+			if (early || (max_age < 2 && !give_up))
+				break;
+			early = true;
+			continue;
+		}
 		if (fitted <= *pending || !second || !(b1 > 0))
 			sure = 90;
 		else if (second->points > best->points)
@@ -528,6 +544,8 @@ static void name_kills(struct memz_oom *o, double t, const char *scope,
 			sure = SURE_ADJ_ONLY;
 		else
 			sure = 50 + (int)lround(40.0 * fmax(0, b1 - b2) / b1);
+		if (early && sure > SURE_EARLY)
+			sure = SURE_EARLY;
 		best->used = true;
 		record(o, t, scope ? scope : "", best, fitted, sure);
 		(*pending)--;
