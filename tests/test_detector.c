@@ -555,6 +555,36 @@ static void clears(void)
 	}
 }
 
+/* A leak of 256 KiB/s sampled every dt s with Gaussian noise that stops
+ * at sample 60.5, then holds still but for a bump from sample 62 on: the
+ * sample its verdict clears at (-1: never); *flagged, the one it was
+ * flagged at. */
+static int stop_clears(double dt, double noise, double bump, unsigned seed,
+		       int *flagged)
+{
+	struct memz_settings s;
+	struct memz_detector d;
+	int cleared = -1;
+
+	memz_settings_init(&s);
+	memz_detector_init(&d);
+	rng = seed;
+	*flagged = -1;
+	for (int i = 0; i < 100; i++) {
+		double t = dt * i;
+		double v = i < 61 ? 256 * KiB * t + noise * gauss()
+				  : 256 * KiB * dt * 60.5 + (i > 61 ? bump : 0);
+
+		if (PUSHV(&d, &s, t, 100 * MiB + v) == 1) {
+			if (d.verdict.leak && *flagged < 0)
+				*flagged = i;
+			else if (!d.verdict.leak && cleared < 0)
+				cleared = i;
+		}
+	}
+	return cleared;
+}
+
 /*
  * Samples due every 10 s come a few ms early or late: a 256 KiB/s leak
  * that stops between two of them still clears at the third flat sample,
@@ -563,29 +593,12 @@ static void clears(void)
  */
 static void clears_jitter(void)
 {
-	struct memz_settings s;
-	struct memz_detector d;
-	int flagged = -1, cleared = -1;
+	int flagged, cleared;
 
-	memz_settings_init(&s);
-	memz_detector_init(&d);
-	rng = 11;
-	for (int i = 0; i < 100; i++) {
-		/* each interval 1 ms short; the growth stops at sample 60.5,
-		 * uneven as a leak's steps are, then holds dead still */
-		double t = 9.999 * i;
-		double v = i < 61 ? 256 * KiB * t + 64 * KiB * gauss()
-				  : 256 * KiB * 9.999 * 60.5;
-
-		if (PUSHV(&d, &s, t, 100 * MiB + v) == 1) {
-			if (d.verdict.leak && flagged < 0)
-				flagged = i;
-			else if (!d.verdict.leak && cleared < 0)
-				cleared = i;
-		}
-	}
+	/* each interval 1 ms short, uneven as a leak's steps are, then dead
+	 * still: samples 61, 62 and 63 are flat */
+	cleared = stop_clears(9.999, 64 * KiB, 0, 11, &flagged);
 	CHECK(flagged >= 0 && flagged < 20);
-	/* samples 61, 62 and 63 are flat */
 	CHECK_INT(cleared, 63);
 }
 
@@ -596,28 +609,11 @@ static void clears_jitter(void)
  */
 static void clears_bump(void)
 {
-	struct memz_settings s;
-	struct memz_detector d;
-	int flagged = -1, cleared = -1;
+	int flagged, cleared;
 
-	memz_settings_init(&s);
-	memz_detector_init(&d);
-	rng = 5;
-	for (int i = 0; i < 100; i++) {
-		double t = 10.0 * i;
-		double stop = 256 * KiB * 10.0 * 60.5;
-		double v = i < 61 ? 256 * KiB * t + 512 * KiB * gauss()
-				  : stop + (i > 61 ? 192 * KiB : 0);
-
-		if (PUSHV(&d, &s, t, 100 * MiB + v) == 1) {
-			if (d.verdict.leak && flagged < 0)
-				flagged = i;
-			else if (!d.verdict.leak && cleared < 0)
-				cleared = i;
-		}
-	}
-	CHECK(flagged >= 0 && flagged < 20);
 	/* samples 61, 62 and 63 lie within 192 KiB */
+	cleared = stop_clears(10.0, 512 * KiB, 192 * KiB, 5, &flagged);
+	CHECK(flagged >= 0 && flagged < 20);
 	CHECK_INT(cleared, 63);
 }
 

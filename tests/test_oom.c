@@ -850,11 +850,22 @@ static void long_ids(void)
 	remove_root();
 }
 
+/* /app.slice of v2_tree with no swap, and in it a 90 MiB leaker. */
+static void app_leaker(struct world *w, struct memz_proc *leaker)
+{
+	make_root();
+	v2_tree();
+	put_file("fs/cgroup/app.slice/memory.swap.max", "0\n");
+	world_init(w);
+	proc(leaker, 10, "leaker", "/app.slice", false, 90 * MiB, 1 * MiB,
+	     true, 80);
+}
+
 /* A process with oom_score_adj 1000 that exited just before a cgroup's
  * kill. Gone two cycles or more before the cycle the kill is seen in, it
  * cannot be the victim (the kernel kills a live process); gone a cycle
- * before, it may be, but only its adj puts it first, so sure is 50 at
- * most. */
+ * before, it gives way to one that left in the kill's cycle (the kill is
+ * counted before its victim is signalled). */
 static void decoy_exit_one(int gap, const char *want, int sure, int fitted)
 {
 	static struct memz_oom o;
@@ -862,12 +873,7 @@ static void decoy_exit_one(int gap, const char *want, int sure, int fitted)
 	struct memz_proc leaker, decoy;
 	int t = 1;
 
-	make_root();
-	v2_tree();
-	put_file("fs/cgroup/app.slice/memory.swap.max", "0\n");
-	world_init(&w);
-	proc(&leaker, 10, "leaker", "/app.slice", false, 90 * MiB, 1 * MiB,
-	     true, 80);
+	app_leaker(&w, &leaker);
 	proc(&decoy, 11, "decoy", "/app.slice", false, 0.1 * MiB, 0, false, 0);
 	decoy.oom_score_adj = 1000;
 	w.procs[0] = &leaker;
@@ -915,12 +921,7 @@ static void victim_early(void)
 	struct world w;
 	struct memz_proc leaker, other;
 
-	make_root();
-	v2_tree();
-	put_file("fs/cgroup/app.slice/memory.swap.max", "0\n");
-	world_init(&w);
-	proc(&leaker, 10, "leaker", "/app.slice", false, 90 * MiB, 1 * MiB,
-	     true, 80);
+	app_leaker(&w, &leaker);
 	proc(&other, 12, "other", "/app.slice", false, 5 * MiB, 0, false, 0);
 	w.procs[0] = &leaker;
 	w.procs[1] = &other;
