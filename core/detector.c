@@ -274,9 +274,10 @@ static double ring_sigma(const double *y, unsigned m);
  * bucket's minimum: within one bucket the order is not kept). A leak does
  * not fall back, and noise falls by a few noise widths; allocator churn (a
  * bounded random walk) falls as far as it rises, by its whole range once
- * it has been around for a while. With cap > 0, a bucket's high is taken
- * no more than cap above its low (spike_wander). Kept when a bucket closes;
- * the short horizon adds the fall within the ring before its window.
+ * it has been around for a while. A bucket's high is taken no more than
+ * cap above its low (spike_wander; INFINITY: as it is). Kept when a
+ * bucket closes; the short horizon adds the fall within the ring before
+ * its window.
  */
 static float bucket_wander_capped(const struct memz_detector *d, double cap)
 {
@@ -291,7 +292,7 @@ static float bucket_wander_capped(const struct memz_detector *d, double cap)
 			continue;
 		lo = val(d, d->bmin[j]);
 		top = val(d, d->bmax[j]);
-		if (cap > 0 && top > lo + cap)
+		if (top > lo + cap)
 			top = lo + cap;
 		if (!first && hi - lo > dd)
 			dd = hi - lo;
@@ -304,26 +305,51 @@ static float bucket_wander_capped(const struct memz_detector *d, double cap)
 
 static float bucket_wander(const struct memz_detector *d)
 {
-	return bucket_wander_capped(d, 0);
+	return bucket_wander_capped(d, INFINITY);
 }
 
 /*
  * The wander the long horizon's start weighs a floor's rise against: a
  * bucket's high no more than SPIKE_CAP noise widths above its low, since
  * a batch job's 48 MiB for a few seconds above a slow leak is no level the
- * series stood at (noise, and a walk within a bucket, stay under it; the
- * noise is the ring's width about its trend, which a spike every 30 s
- * leaves alone). The
+ * series stood at (noise, and a walk within a bucket, stay under it). The
+ * noise is the ring's width about its trend, and where it is narrower, that
+ * of the steps between two samples in its lower half: sampled every 10 s,
+ * a spike every 30 s falls on every third sample for minutes on end, and
+ * the steps in and out of it are then most of the ring's (a spiky leaker's
+ * width was 6 MiB, its spikes not capped at all). Where both are nil (a
+ * leaker's own bytes, a page a step), the ring's noise (its steps, trend
+ * and all); where that is nil too, the series sat dead still between
+ * steps, nothing tells a spike from a level, and a high stands as it is
+ * (netdata's dbengine filling in steps of 6 MB held for minutes). The
  * short horizon and the holding keep the whole fall: a spike is as real a
  * dip to them.
  */
 #define SPIKE_CAP 8.0
 static double spike_wander(const struct memz_detector *d)
 {
-	double x[MEMZ_DET_RING], y[MEMZ_DET_RING];
-	unsigned m = ring_values(d, x, y);
+	double x[MEMZ_DET_RING], y[MEMZ_DET_RING], st[MEMZ_DET_RING];
+	double dev[MEMZ_DET_RING], med, w, low;
+	unsigned m = ring_values(d, x, y), n = 0;
 
-	return bucket_wander_capped(d, SPIKE_CAP * ring_sigma(y, m));
+	w = ring_sigma(y, m);
+	memcpy(dev, y, m * sizeof *y);
+	med = memz_fit_median(dev, m);
+	for (unsigned i = 1; i < m; i++)
+		if (y[i - 1] <= med && y[i] <= med)
+			st[n++] = y[i] - y[i - 1];
+	if (n >= 4) {
+		med = memz_fit_median(st, n);
+		for (unsigned i = 0; i < n; i++)
+			dev[i] = fabs(st[i] - med);
+		low = 1.4826 * memz_fit_median(dev, n) / M_SQRT2 *
+		      sqrt((double)MEMZ_DET_RING / n);
+		if (low < w)
+			w = low;
+	}
+	if (!(w > 0))
+		w = d->noise;
+	return bucket_wander_capped(d, w > 0 ? SPIKE_CAP * w : INFINITY);
 }
 
 /*

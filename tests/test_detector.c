@@ -382,6 +382,8 @@ static void flags(void)
 	static const struct series spiky[] = {
 		{ "slow 1 KiB/s under 48 MiB spikes", SPIKY, KiB, 48 * MiB, 30, 16 * KiB, 0 },
 		{ "8 KiB/s under 48 MiB spikes", SPIKY, 8 * KiB, 48 * MiB, 30, 16 * KiB, 0 },
+		/* as the busy hosts' leaker: its own bytes, no churn */
+		{ "8 KiB/s under 48 MiB spikes, exact", SPIKY, 8 * KiB, 48 * MiB, 30, 0, 0 },
 	};
 	static const struct series expo[] = {
 		{ "exp 256 B/s doubling 10 min", SLOW_EXP, 256, 0, 600, 16 * KiB, 0 },
@@ -403,6 +405,10 @@ static void flags(void)
 		 * 10 s leaves the floor fewer, and it takes up to an hour */
 		must_flag(&spiky[0], dt, k ? 3600 : 2700, 4200, 0);
 		must_flag(&spiky[1], dt, 1200, 3600, 0);
+		/* at 10 s every third sample is on a spike: the steps in and
+		 * out of them are most of the ring's, and no width of its
+		 * steps caps them; at 1 s, none of its steps is noise */
+		must_flag(&spiky[2], dt, 338, 3600, 0);
 		must_flag(&expo[0], dt, 2700, 3600, 0);
 		must_flag(&expo[1], dt, 600, 900, 0);
 	}
