@@ -85,7 +85,7 @@ static const struct memz_setting_desc table[] = {
 	  "Processes and groups with less PSS than this are never flagged." },
 	{ "LeakWarmup", MEMZ_SETTING_DOUBLE, OFF(leak_warmup), "900", 0, 86400,
 	  NULL, "s",
-	  "A process younger than this is judged only once what it owns has held still for LeakSettle: growth since it started is start-up (a compiler, a batch job, a daemon filling its caches), not a leak. 0 judges every process from its first sample." },
+	  "A process younger than this is judged only once what it owns, or its floor under spikes, has held still for LeakSettle: growth since it started is start-up (a compiler, a batch job, a daemon filling its caches), not a leak. 0 judges every process from its first sample." },
 	{ "LeakSettle", MEMZ_SETTING_DOUBLE, OFF(leak_settle), "60", 1, 86400,
 	  NULL, "s",
 	  "How long what a young process owns (its anonymous memory and shared memory only it maps) must hold still, within 64 KiB or 1%, before its growth is judged." },

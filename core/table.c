@@ -390,6 +390,7 @@ int memz_table_set_name(struct memz_table *t, struct memz_proc *p,
 			mz_pe(p)->exec_t = t->now;
 			mz_pe(p)->settled = false;
 			mz_pe(p)->settle_t = 0;
+			mz_pe(p)->floor_t = 0;
 		}
 	}
 	return rc;
@@ -680,19 +681,64 @@ static double start_of(const struct memz_proc *p)
 /*
  * Whether p is not judged yet (table.h, warming): growth since its program
  * started (an exec starts it anew) is start-up, until what it owns has
- * held within SETTLE_ABS (or SETTLE_REL of itself) for LeakSettle, or it
- * is LeakWarmup old. What it owns, not its PSS, which moves as other
- * processes map and unmap the libraries it shares. An age not known reads
- * as old, as for a process found already running. (A process that sat
- * idle and then works, xz waiting on a pipe, is judged like one that sat
- * idle and then leaks: its verdict clears when its growth stops.)
+ * held within SETTLE_ABS (or SETTLE_REL of itself) for LeakSettle, or its
+ * floor has (floor_held), or it is LeakWarmup old. What it owns, not its
+ * PSS, which moves as other processes map and unmap the libraries it
+ * shares. An age not known reads as old, as for a process found already
+ * running. (A process that sat idle and then works, xz waiting on a pipe,
+ * is judged like one that sat idle and then leaks: its verdict clears when
+ * its growth stops.)
  */
 #define SETTLE_ABS (64.0 * 1024)
 #define SETTLE_REL 0.01
+static double settle_tol(double o)
+{
+	return SETTLE_REL * o > SETTLE_ABS ? SETTLE_REL * o : SETTLE_ABS;
+}
+
+/*
+ * Whether the least p owned in each of the last MZ_FLOOR_WINDOWS windows
+ * of LeakSettle, the last just closed, held within the tolerance of one
+ * another. A batch job's spikes every half minute never let what it owns
+ * hold still for a minute, yet it returns to the same floor between them,
+ * and a leak that starts under them later (the busy hosts' spiky leakers,
+ * 4 minutes after start) was judged only at LeakWarmup. A compiler's floor
+ * climbs with it, a browser's creeps up as it warms (a tolerance a window,
+ * but not for three), and no process shorter-lived than three windows is
+ * judged by it.
+ */
+static bool floor_held(const struct memz_table *t, struct mz_proc_entry *e,
+		       double o)
+{
+	double lo, hi;
+
+	if (e->floor_t && t->now - e->floor_t < t->s.leak_settle) {
+		if (o < e->floor[0])
+			e->floor[0] = (float)o;
+		return false;
+	}
+	if (!e->floor_t)
+		e->floor_n = 0;
+	else if (e->floor_n < MZ_FLOOR_WINDOWS)
+		e->floor_n++;
+	lo = hi = e->floor[0];
+	for (unsigned i = 0; i < e->floor_n; i++) {
+		if (e->floor[i] < lo)
+			lo = e->floor[i];
+		if (e->floor[i] > hi)
+			hi = e->floor[i];
+	}
+	memmove(e->floor + 1, e->floor,
+		(MZ_FLOOR_WINDOWS - 1) * sizeof *e->floor);
+	e->floor[0] = (float)o;
+	e->floor_t = t->now;
+	return e->floor_n == MZ_FLOOR_WINDOWS && hi - lo <= settle_tol(lo);
+}
+
 static bool warming(const struct memz_table *t, struct memz_proc *p)
 {
 	struct mz_proc_entry *e = mz_pe(p);
-	double o = owned(p), tol, start = start_of(p);
+	double o = owned(p), start = start_of(p);
 
 	if (e->ignored)
 		return true;
@@ -700,8 +746,11 @@ static bool warming(const struct memz_table *t, struct memz_proc *p)
 		return false;
 	if (isnan(o))
 		o = (double)p->mem.pss;
-	tol = SETTLE_REL * o > SETTLE_ABS ? SETTLE_REL * o : SETTLE_ABS;
-	if (!e->settle_t || fabs(o - e->settle_ref) > tol) {
+	if (floor_held(t, e, o)) {
+		e->settled = true;
+		return false;
+	}
+	if (!e->settle_t || fabs(o - e->settle_ref) > settle_tol(o)) {
 		e->settle_ref = (float)o;
 		e->settle_t = t->now;
 	} else if (t->now - e->settle_t >= t->s.leak_settle) {

@@ -28,6 +28,7 @@ struct memz_exact_base {
 
 /* 1000 processes keep these, so they are kept small and ordered to leave
  * no padding. */
+#define MZ_FLOOR_WINDOWS 3
 struct mz_proc_entry {
 	struct memz_proc pub; /* first */
 	double first_seen;
@@ -40,10 +41,16 @@ struct mz_proc_entry {
 	 * SETTLE_ABS or SETTLE_REL of settle_ref (bytes) */
 	double settle_t;
 	double exec_t; /* when its name last changed (an exec), or -INFINITY */
+	/* its floor (table.c, floor_held): floor[0] is the least it owned
+	 * (bytes) in the window of LeakSettle begun at floor_t, floor[1..]
+	 * in the floor_n windows before it, newest first; floor_t 0: none
+	 * begun */
+	double floor_t;
 	/* vm_size when first known (table.c, owned): shared memory counts as
 	 * its own only as far as its address space grew since */
 	uint64_t vm_first;
 	float settle_ref; /* owned bytes */
+	float floor[MZ_FLOOR_WINDOWS];
 	struct memz_group *prev_group; /* group last cycle, for membership */
 	int statm_fd, rollup_fd;
 	struct memz_statm_pages statm_at_exact, statm_last;
@@ -54,6 +61,7 @@ struct mz_proc_entry {
 	uint32_t walk_shared;
 	unsigned cycles_since_exact;
 	unsigned quiet_probes; /* consecutive statm probes that saw no change */
+	uint8_t floor_n;
 	bool seen;
 	bool has_exact;  /* an exact read happened at least once */
 	bool has_walk;   /* a pagemap walk of it completed */

@@ -417,10 +417,13 @@ static void compilers(void)
 
 /*
  * A group one warming process founded alone is that process's series: a
- * leak of 8 KiB/s from 300 s under spikes of 48 MiB every 30 s (for 3 s, over 5 MiB, as the busy host's), in a
- * process born with memz that never holds still, is flagged in its group
- * when it is in the process (judged from LeakWarmup on); its start-up
- * growth rebased away, the group stayed flat till then and missed it.
+ * leak of 8 KiB/s from 300 s under spikes of 48 MiB every 30 s (for 3 s,
+ * over 5 MiB, as the busy host's), in a process born with memz that never
+ * holds still, is flagged in its group when it is in the process, within
+ * the 338 s the busy hosts' labels give it (its floor held for three
+ * minutes before the onset, so it is judged from then, not from
+ * LeakWarmup); its start-up growth rebased away, the group stayed flat
+ * till then and missed it.
  * Should the founder leave first, its start-up climb goes with it: a
  * young one climbing 1 MiB/s for 100 s then exiting beside a flat member
  * that joined it leaves no group verdict.
@@ -455,7 +458,7 @@ static void founder_series(void)
 		}
 		memz_table_free(&t);
 	}
-	CHECK(first[0] >= 900 && first[0] < 2700);
+	CHECK(first[0] > 300 && first[0] <= 300 + 338);
 	CHECK(first[1] >= first[0] - 10 && first[1] <= first[0] + 10);
 
 	s.group_by = MEMZ_GROUP_NAME;
@@ -475,6 +478,39 @@ static void founder_series(void)
 	}
 	memz_table_free(&t);
 	CHECK_INT(climb, 0);
+}
+
+/*
+ * A young process is judged once the floor under its spikes held for three
+ * windows of LeakSettle, within 1% of itself, not two: a browser warming
+ * up creeps half that a minute (the busy host's chromium, 41.5 to 44.5 MB
+ * in seven minutes, judged after two and flagged as a 9.7 KiB/s leak).
+ */
+static void floor_creep(void)
+{
+	struct memz_settings s;
+	struct memz_table *t;
+	struct memz_table_view v;
+	struct memz_proc *p;
+	unsigned leaks = 0;
+
+	memz_settings_init(&s);
+	s.group_by = MEMZ_GROUP_NONE;
+	memz_table_new(&t, &s, memz_allocator_libc());
+	memz_table_view_init(&v);
+	for (int i = 0; i < 880; i++) {
+		double pss = 40 * MiB + i * 5 * 1024.0 +
+			     (i % 30 < 3 ? 48 * MiB : 0);
+
+		memz_table_begin(t, 1000 + i);
+		p = put(t, 10, 1, "chromium", 1, pss);
+		if (!i)
+			p->born = 1000;
+		CHECK_INT(memz_table_end(t, &v), 0);
+		leaks += leak_events(&v, false, "chromium");
+	}
+	memz_table_free(&t);
+	CHECK_INT(leaks, 0);
 }
 
 /* memz's own processes are never flagged, nor those LeakIgnore names;
@@ -688,6 +724,7 @@ int main(void)
 	young_growth();
 	compilers();
 	founder_series();
+	floor_creep();
 	ignored_names();
 	shmem_owned();
 	subtree();
