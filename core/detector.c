@@ -1131,6 +1131,13 @@ static bool ring_flat_end(const struct memz_detector *d, double rate)
  * than that (five samples of noise fall in 0.15 of its width about once
  * in 15,000, twenty at 1 s never), so a series the floor holds is
  * cleared by this only when it has truly stopped. */
+/* The ring regime's series is one the ring can hold (a climb steadier than
+ * its noise), so a band a quarter of the growth wide over HOLD_MIN_S is
+ * stopped growth, not noise, in as few as three samples: at 10 s a Redis
+ * at its maxmemory clears in three, where the expected line's slack takes
+ * five. Only for a steady climb: a staircase leak sits flat between its
+ * steps, and its slack (a stair's) says so. */
+#define DEAD_RING_SAMPLES 3
 #define DEAD_SAMPLES 5
 #define DEAD_NOISE 0.15
 /* A climb the ring holds may end with a small last bump (a Redis at its
@@ -1141,7 +1148,7 @@ static bool ring_flat_end(const struct memz_detector *d, double rate)
 #define RING_DEAD_NOISE 0.5
 #define RING_DEAD_Z 3.0
 static bool dead_flat_n(const struct memz_detector *d, double rate,
-			unsigned need, bool ring)
+			unsigned need, double noise, bool ring)
 {
 	double x[MEMZ_DET_RING], y[MEMZ_DET_RING], lo, hi, band, sigma;
 	unsigned m = ring_values(d, x, y), i = m - 1;
@@ -1161,25 +1168,14 @@ static bool dead_flat_n(const struct memz_detector *d, double rate,
 		return false;
 	/* the noise (two medians) only for a band that is narrow already */
 	sigma = ring_sigma(y, m);
-	if (hi - lo < DEAD_NOISE * sigma)
+	if (hi - lo < noise * sigma)
 		return true;
 	return ring && hi - lo < RING_DEAD_NOISE * sigma &&
 	       rate * (x[m - 1] - x[i]) - (hi - lo) >=
 		       RING_DEAD_Z * M_SQRT2 * sigma;
 }
 
-static bool dead_flat(const struct memz_detector *d, double rate)
-{
-	return dead_flat_n(d, rate, DEAD_SAMPLES, false);
-}
 
-/* The ring regime's series is one the ring can hold (a climb steadier than
- * its noise), so a band a quarter of the growth wide over HOLD_MIN_S is
- * stopped growth, not noise, in as few as three samples: at 10 s a Redis
- * at its maxmemory clears in three, where the expected line's slack takes
- * five. Only for a steady climb: a staircase leak sits flat between its
- * steps, and its slack (a stair's) says so. */
-#define DEAD_RING_SAMPLES 3
 /* Whether y[i..j] lies in a band narrower than HOLD_FRAC of what rate
  * adds over it. */
 static bool flat_band(const double *x, const double *y, unsigned i,
@@ -1194,9 +1190,13 @@ static bool flat_band(const double *x, const double *y, unsigned i,
 	return hi - lo < HOLD_FRAC * rate * (x[j] - x[i]);
 }
 
-static bool ring_dead_flat(const struct memz_detector *d)
+/* Whether the last DEAD_RING_SAMPLES over HOLD_MIN_S lie flat (within
+ * noise of the ring's noise, dead_flat_n), and no flat stretch since
+ * `from`, nor a stair, says the climb comes in steps. */
+static bool steps_stopped(const struct memz_detector *d, double rate,
+			  double noise, bool ring, double from)
 {
-	double x[MEMZ_DET_RING], y[MEMZ_DET_RING], rate = d->hold_rate;
+	double x[MEMZ_DET_RING], y[MEMZ_DET_RING];
 	unsigned m, i;
 
 	/* most pushes of a climb: its last three samples span more than
@@ -1213,7 +1213,8 @@ static bool ring_dead_flat(const struct memz_detector *d)
 	m = ring_values(d, x, y);
 	i = m - 1;
 
-	if (m < 2 * DEAD_RING_SAMPLES || !dead_flat_n(d, rate, DEAD_RING_SAMPLES, true))
+	if (m < 2 * DEAD_RING_SAMPLES ||
+	    !dead_flat_n(d, rate, DEAD_RING_SAMPLES, noise, ring))
 		return false;
 	/* where the flat end begins (as dead_flat_n measured it) */
 	while (i > 0 && (m - i < DEAD_RING_SAMPLES ||
@@ -1225,6 +1226,8 @@ static bool ring_dead_flat(const struct memz_detector *d)
 	for (unsigned a = 0; a + DEAD_RING_SAMPLES <= i; a++) {
 		unsigned b = a + DEAD_RING_SAMPLES - 1;
 
+		if (x[a] < from)
+			continue;
 		while (b < i && x[b] - x[a] < HOLD_MIN_S)
 			b++;
 		if (x[b] - x[a] >= HOLD_MIN_S && b < i &&
@@ -1234,6 +1237,46 @@ static bool ring_dead_flat(const struct memz_detector *d)
 	return bucket_stair(d) <= BURSTY * rate * d->bucket_w;
 }
 
+static bool ring_dead_flat(const struct memz_detector *d)
+{
+	return steps_stopped(d, d->hold_rate, DEAD_NOISE, true, -INFINITY);
+}
+
+/* When the n-th last sample of the ring was taken. */
+static double ring_t_back(const struct memz_detector *d, unsigned n)
+{
+	unsigned start = d->rcount == MEMZ_DET_RING ? d->rhead : 0;
+
+	if (n > d->rcount)
+		n = d->rcount;
+	if (!n)
+		return INFINITY;
+	return d->t0 + d->rt[(start + d->rcount - n) % MEMZ_DET_RING];
+}
+
+/* For a series too noisy for the ring, DEAD_SAMPLES flat within
+ * DEAD_NOISE of its noise, or, for a climb of half a ring or more since
+ * `since` (its verdict began, or the window of a fresh start), three
+ * within STILL_NOISE of it and no tread since:
+ * then the noise itself stopped, which noise that goes on does not do by
+ * chance (a JVM at its -Xmx, whose ring is 8.7 MiB wide with the steps of
+ * its heap, sat within 8 kB, and took five samples to clear at 10 s; the
+ * flat minute before its heap's last climb was no tread of it). */
+#define STILL_NOISE 0.01
+static bool dead_flat(const struct memz_detector *d, double rate,
+		      double since)
+{
+	unsigned n = 0;
+
+	if (dead_flat_n(d, rate, DEAD_SAMPLES, DEAD_NOISE, false))
+		return true;
+	since -= d->t0;
+	for (unsigned k = 0; k < d->rcount; k++)
+		n += d->rt[k] >= since;
+	return n >= MEMZ_DET_RING / 2 &&
+	       steps_stopped(d, rate, STILL_NOISE, false, since);
+}
+
 /* Whether a verdict cleared so lately that the long horizon's recent
  * buckets (RECENT, and the one the growth stopped in before the clear)
  * still hold the growth that stopped. */
@@ -1241,6 +1284,30 @@ static bool recently_cleared(const struct memz_detector *d, double t)
 {
 	return d->verdict.since != 0 &&
 	       t - d->verdict.since < (RECENT + 1) * d->bucket_w;
+}
+
+/* Whether a verdict cleared at a time the ring still holds, and no sample
+ * since passed the highest before: as recently_cleared for the long
+ * horizon, the short one does not raise again growth that stopped, which
+ * its window may still fit as a line for a few samples (a JVM whose heap
+ * stopped at its -Xmx was raised again 10 s after it cleared). */
+static bool below_clear(const struct memz_detector *d)
+{
+	/* the sample that cleared it is before (ring times are floats) */
+	double c = d->verdict.since - d->t0 + HOLD_JITTER_S,
+	       before = -INFINITY, after = -INFINITY;
+
+	if (!d->verdict.since)
+		return false;
+	for (unsigned k = 0; k < d->rcount; k++) {
+		double v = rval(d, d->rv[k]);
+
+		if (d->rt[k] <= c)
+			before = v > before ? v : before;
+		else
+			after = v > after ? v : after;
+	}
+	return before > -INFINITY && after <= before;
 }
 
 /* The ring regime, one push on: false once the growth has stopped. */
@@ -1388,7 +1455,8 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 			d->hold_rate = d->lv.rate_bps;
 		}
 		if (d->hold_floor ? (!closed || floor_holds(d)) &&
-					    !dead_flat(d, d->hold_rate)
+					    !dead_flat(d, d->hold_rate,
+						       d->verdict.since)
 				  : ring_holds(d, d->rt[last],
 					       rval(d, d->rv[last])) &&
 					    /* a new high is no stop */
@@ -1422,9 +1490,11 @@ int memz_detector_push(struct memz_detector *d, const struct memz_settings *s,
 			/* unless the ring shows it stopped since (a climb
 			 * that ended a few samples ago still fits a line):
 			 * behind its expected line, or dead flat */
-			if (!(hold_begin(d, sv.rate_bps, sv.samples) &
+			if (!below_clear(d) &&
+			    !(hold_begin(d, sv.rate_bps, sv.samples) &
 			      BEHIND_NOW) &&
-			    !dead_flat(d, sv.rate_bps) &&
+			    !dead_flat(d, sv.rate_bps,
+				       ring_t_back(d, sv.samples)) &&
 			    (d->hold_floor || !ring_dead_flat(d))) {
 				d->verdict = sv;
 				d->verdict.since = t;

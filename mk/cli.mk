@@ -28,6 +28,7 @@ UNIT_TESTS += tests/test_replay.sh
 EXTRA_DIST += tests/test_replay.sh docs/trace-format.md \
 	tests/traces/leak.csv tests/traces/leak.expected \
 	tests/traces/leak-minrate.expected tests/traces/real-redis-10s.expected \
+	tests/traces/busy-java-10s.expected \
 	tests/traces/flat.csv tests/traces/flat.expected \
 	tests/traces/pidreuse.csv tests/traces/pidreuse.expected \
 	tests/traces/group.csv tests/traces/group.expected \

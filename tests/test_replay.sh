@@ -85,6 +85,17 @@ if command -v xz >/dev/null; then
 		every10 "$tmp/real-redis.csv" >"$tmp/real-redis-10s.csv" &&
 		expect real-redis-10s "$tmp/real-redis-10s.csv"
 fi
+# busy-host2's JVM growing its heap to -Xmx in steps, at 10 s, cut at
+# 1402 s: its climb is so noisy its floor holds it, and it sat within 8 kB
+# from 1181 s (stop 1175 s). It clears at the third still sample, 1201 s
+# (five took it to 1221 s), and is not raised again at 1211 s by a window
+# that still fits the climb as a line (it was, between the two)
+if command -v xz >/dev/null; then
+	xz -dc busy-host2.csv.xz | awk -F, 'NR <= 2 || ($2 == 20449 && $1 < 1402)' \
+		>"$tmp/busy-java.csv" &&
+		every10 "$tmp/busy-java.csv" >"$tmp/busy-java-10s.csv" &&
+		expect busy-java-10s "$tmp/busy-java-10s.csv"
+fi
 expect flat --group=name live-fork.csv
 expect flat --group=name "$tmp/live-fork-10s.csv"
 # the same trace and settings give the same bytes, also from stdin
