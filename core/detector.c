@@ -672,12 +672,14 @@ static bool even_rise(const double *x, const double *env, unsigned nb,
 /*
  * One window of the long horizon: bucket centres x[0..nb), floor env, anon
  * floor aenv; first: its first bucket's number. `later`: the horizon holds
- * older buckets than the window.
+ * older buckets than the window. *sw: the spike wander, NAN until a window
+ * needs it (the same for every window of a judgement).
  */
 static bool long_window(const struct memz_detector *d,
 			const struct memz_settings *s, const double *x,
 			const double *env, const double *aenv, unsigned nb,
-			int64_t first, bool later, struct memz_fit *f)
+			int64_t first, bool later, double *sw,
+			struct memz_fit *f)
 {
 	unsigned r = RECENT;
 	double rec, peak = 0;
@@ -729,7 +731,9 @@ static bool long_window(const struct memz_detector *d,
 	 * back to where the series has been */
 	if (later && (!peak_before(d, first, &peak) || env[nb - 1] <= peak))
 		return false;
-	if (env[nb - 1] - env[0] <= WANDER_LONG * spike_wander(d) &&
+	if (isnan(*sw))
+		*sw = spike_wander(d);
+	if (env[nb - 1] - env[0] <= WANDER_LONG * *sw &&
 	    (later || !even_rise(x, env, nb, f->slope)))
 		return false;
 	return owned(aenv[0], aenv[nb - 1], env[nb - 1] - env[0]);
@@ -748,7 +752,7 @@ static void judge_long(struct memz_detector *d, const struct memz_settings *s,
 	double x[MEMZ_DET_BUCKETS], env[MEMZ_DET_BUCKETS], aenv[MEMZ_DET_BUCKETS];
 	int64_t idx[MEMZ_DET_BUCKETS];
 	struct memz_sums sfx[MEMZ_DET_BUCKETS + 1];
-	double horizon_n = s->leak_long_horizon / d->bucket_w;
+	double horizon_n = s->leak_long_horizon / d->bucket_w, sw = NAN;
 	unsigned nb = 0;
 	struct memz_fit f;
 
@@ -791,7 +795,7 @@ static void judge_long(struct memz_detector *d, const struct memz_settings *s,
 					 s->leak_min_r2))
 			continue;
 		if (!long_window(d, s, x + j, env + j, aenv + j, n, idx[j],
-				 j > 0, &f))
+				 j > 0, &sw, &f))
 			continue;
 		d->long_leak = true;
 		v->rate_bps = f.slope;
@@ -1266,15 +1270,11 @@ static double ring_t_back(const struct memz_detector *d, unsigned n)
 static bool dead_flat(const struct memz_detector *d, double rate,
 		      double since)
 {
-	unsigned n = 0;
-
 	if (dead_flat_n(d, rate, DEAD_SAMPLES, DEAD_NOISE, false))
 		return true;
-	since -= d->t0;
-	for (unsigned k = 0; k < d->rcount; k++)
-		n += d->rt[k] >= since;
-	return n >= MEMZ_DET_RING / 2 &&
-	       steps_stopped(d, rate, STILL_NOISE, false, since);
+	return ring_t_back(d, MEMZ_DET_RING / 2) >= since &&
+	       d->rcount >= MEMZ_DET_RING / 2 &&
+	       steps_stopped(d, rate, STILL_NOISE, false, since - d->t0);
 }
 
 /* Whether a verdict cleared so lately that the long horizon's recent
