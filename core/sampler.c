@@ -776,6 +776,7 @@ int memz_sampler_run(struct memz_sampler *s, double now,
 	s->files.files_read = s->files.files_opened = 0;
 	s->files.fd_short = 0;
 	snap->t = now;
+	s->sys.reads = 0;
 	rc = memz_sysfiles_read_meminfo(&s->sys, &snap->mem);
 	if (rc) {
 		snprintf(s->failed, sizeof s->failed, "%s", s->sys.failed);
@@ -794,7 +795,7 @@ int memz_sampler_run(struct memz_sampler *s, double now,
 		snap->vm.present = false;
 	/* near an OOM every exit is to be seen in its cycle (oom.h) */
 	s->restless = memz_oom_restless(&s->oom, &snap->vm);
-	snap->stats.files_read += 3 + s->sys.n_nodes;
+	snap->stats.files_read += s->sys.reads;
 
 	s->now = now;
 	s->cycle++;

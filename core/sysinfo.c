@@ -336,6 +336,7 @@ void memz_sysfiles_init(struct memz_sysfiles *f)
 	f->meminfo_fd = f->psi_fd = f->vmstat_fd = f->zoneinfo_fd = -1;
 	f->n_nodes = 0;
 	f->has_psi = f->has_vmstat = f->has_zoneinfo = f->unkept = false;
+	f->reads = 0;
 	f->page_size = ps > 0 ? (uint64_t)ps : 4096;
 	f->proc_root[0] = f->sys_root[0] = f->failed[0] = '\0';
 	for (i = 0; i < MEMZ_MAX_NODES; i++) {
@@ -423,13 +424,16 @@ static int read_opt(struct memz_sysfiles *f, int fd, const char *root,
 {
 	int rc;
 
-	if (fd >= 0)
-		return memz_pread_file(fd, f->buf, sizeof(f->buf), len);
-	fd = open_under(f, root, rel);
-	if (fd < 0)
-		return fd;
-	rc = memz_pread_file(fd, f->buf, sizeof(f->buf), len);
-	close(fd);
+	if (fd >= 0) {
+		rc = memz_pread_file(fd, f->buf, sizeof(f->buf), len);
+	} else {
+		fd = open_under(f, root, rel);
+		if (fd < 0)
+			return fd;
+		rc = memz_pread_file(fd, f->buf, sizeof(f->buf), len);
+		close(fd);
+	}
+	f->reads += !rc;
 	return rc;
 }
 
@@ -608,6 +612,7 @@ static int read_pcp_free(struct memz_sysfiles *f, struct memz_meminfo *out)
 		close(fd);
 	if (rc)
 		return rc;
+	f->reads++;
 	if (z.pages > UINT64_MAX / f->page_size)
 		return -ERANGE;
 	out->pcp_free = z.pages * f->page_size;
@@ -624,6 +629,7 @@ int memz_sysfiles_read_meminfo(struct memz_sysfiles *f,
 	if (f->meminfo_fd < 0)
 		return -EBADF;
 	rc = memz_pread_file(f->meminfo_fd, f->buf, sizeof(f->buf), &len);
+	f->reads += !rc;
 	if (!rc)
 		rc = memz_parse_meminfo(f->buf, len, out);
 	if (rc) {

@@ -433,6 +433,8 @@ static void test_sysfiles_real(void)
 	CHECK_U64(n.node[0].total, n.node[0].free + n.node[0].used);
 	CHECK_INT(memz_sysfiles_read_vmstat(&f, &v), 0);
 	CHECK(v.present);
+	/* meminfo, PSI, node0's meminfo and vmstat (no zoneinfo here) */
+	CHECK_INT(f.reads, 4);
 	memz_sysfiles_release(&f);
 	CHECK_INT(f.meminfo_fd, -1);
 	CHECK_INT(f.n_nodes, 0);
@@ -690,7 +692,10 @@ static void test_sysfiles_zoneinfo(void)
 	CHECK(f.has_zoneinfo);
 	CHECK(f.zoneinfo_fd >= 0);
 	for (int round = 0; round < 2; round++) {
+		/* meminfo and zoneinfo: the sampler's files_read counts both */
+		f.reads = 0;
 		CHECK_INT(memz_sysfiles_read_meminfo(&f, &m), 0);
+		CHECK_INT(f.reads, 2);
 		CHECK(m.has_pcp_free);
 		CHECK_U64(m.pcp_free, 56251 * f.page_size);
 		CHECK_U64(m.mem_free, 23396340 * KB);
@@ -715,6 +720,7 @@ static void test_sysfiles_zoneinfo(void)
 	CHECK(!f.has_zoneinfo);
 	memset(&m, 0xff, sizeof m);
 	CHECK_INT(memz_sysfiles_read_meminfo(&f, &m), 0);
+	CHECK_INT(f.reads, 1);
 	CHECK(!m.has_pcp_free);
 	CHECK_U64(m.pcp_free, 0);
 	memz_sysfiles_release(&f);

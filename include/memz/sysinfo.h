@@ -119,6 +119,7 @@ struct memz_sysfiles {
 	bool has_psi, has_vmstat, has_zoneinfo; /* present, kept open or not */
 	uint64_t page_size; /* zoneinfo counts pages */
 	bool unkept;        /* short of fds: the optional files are opened per read */
+	unsigned reads;     /* files read whole since _init (the caller may zero it) */
 	char proc_root[PATH_MAX], sys_root[PATH_MAX];
 	char failed[PATH_MAX + 64]; /* the file the last failed _open or read is about */
 	char buf[16384]; /* vmstat is the largest, ~5 KiB today */
