@@ -319,7 +319,8 @@ static void reread_identity(struct memz_sampler *s, struct memz_proc *p)
 	bool cg = !cgroup_read(s, p, &r);
 
 	if (memz_pidfiles_read(&s->files, p->pid, "stat", &len) ||
-	    memz_parse_stat(s->files.buf, len, &ps) || ps.start_time != p->start)
+	    memz_parse_stat(s->files.buf, len, &ps) ||
+	    ps.start_time != p->start)
 		return;
 	memz_table_set_name(s->table, p, ps.comm, strlen(ps.comm));
 	if (cg && !(ps.flags & PF_EXITING_FLAG))

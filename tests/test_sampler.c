@@ -1243,9 +1243,9 @@ static void fixture_oom(const char *line, const char *memcg, bool zombie)
 		put_file(to, "proc/300/statm", "0 0 0 0 0 0 0\n");
 		put_file(to, "proc/300/smaps_rollup", "");
 		put_file(to, "proc/300/stat",
-			 "300 (bash) Z 1 300 300 0 -1 4227084 100 0 0 0 9 21 0 0 "
-			 "20 0 1 0 9000 0 0 18446744073709551615 0 0 0 0 0 0 0 "
-			 "0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+			 "300 (bash) Z 1 300 300 0 -1 4227084 100 0 0 0 9 21 0 "
+			 "0 20 0 1 0 9000 0 0 18446744073709551615 0 0 0 0 0 "
+			 "0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
 		put_file(to, "proc/300/cgroup", "4:memory:/\n0::/\n");
 		snprintf(cmd, sizeof cmd,
 			 "sed -i 's/^oom_kill 0/oom_kill 1/' '%s/proc/vmstat'",
