@@ -374,11 +374,15 @@ static void age_candidates(struct memz_oom *o)
 }
 
 /* A process the kernel emptied but its parent has not reaped: a zombie
- * (statm all zeros) that had memory. */
+ * (statm all zeros) that had memory. Its size says so (no address space
+ * left), whatever the estimate of its resident memory: the last exact
+ * read moved by statm's fall, which a leaker read as it grew, more
+ * resident than the probe before, leaves above 0. */
 static bool emptied(const struct memz_proc *p)
 {
-	return !p->kernel_thread && p->has_sample && p->mem.rss == 0 &&
-	       p->mem.swap == 0 && p->det.rcount > 0;
+	return !p->kernel_thread && p->has_sample &&
+	       (p->vm_size == 0 || (p->mem.rss == 0 && p->mem.swap == 0)) &&
+	       p->det.rcount > 0;
 }
 
 static bool was_emptied(const struct memz_oom *o, const struct memz_proc *p)

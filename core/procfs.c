@@ -79,7 +79,7 @@ int memz_parse_stat(const char *buf, size_t len, struct memz_pstat *out)
 	st.state = *s++;
 	for (field = 4; field <= 22; field++) {
 		switch (field) {
-		case 4: case 14: case 15: case 20: case 22:
+		case 4: case 9: case 14: case 15: case 20: case 22:
 			if (s >= end || !is_blank(*s))
 				return -EINVAL;
 			rc = field_u64(&s, end, &v[field]);
@@ -94,6 +94,7 @@ int memz_parse_stat(const char *buf, size_t len, struct memz_pstat *out)
 	if (v[4] > INT_MAX || v[20] > LONG_MAX)
 		return -ERANGE;
 	st.ppid = (int)v[4];
+	st.flags = v[9];
 	st.utime = v[14];
 	st.stime = v[15];
 	st.num_threads = (long)v[20];

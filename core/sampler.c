@@ -251,38 +251,80 @@ static int probe_statm(struct memz_sampler *s, struct memz_proc *p, bool *exec)
 	return 0;
 }
 
+/* What /proc/PID/cgroup says: the cgroup memz groups by (GroupBy cgroup)
+ * and the memory cgroup, each when found. */
+struct mz_cgroup_read {
+	char cgroup[MEMZ_PATH_MAX], memcg[MEMZ_PATH_MAX];
+	bool has_cgroup, has_memcg;
+	int memcg_version;
+};
+
 /* The memory cgroup is what an OOM forecast and kill are about, so the
  * file is read whatever GroupBy is. A path too long to keep groups by a
  * key no cgroup has, but its memory is still counted under the deepest
  * ancestor that fits, whose limit (or a limit above it) is its too. */
-static void read_cgroup(struct memz_sampler *s, struct memz_proc *p)
+static int cgroup_read(struct memz_sampler *s, const struct memz_proc *p,
+		       struct mz_cgroup_read *r)
 {
-	char tmp[MEMZ_PATH_MAX];
 	size_t len;
-	int version;
+	int version, rc;
 
-	if (memz_pidfiles_read(&s->files, p->pid, "cgroup", &len))
-		return;
-	if (s->s.group_by == MEMZ_GROUP_CGROUP &&
-	    !memz_cgroup_of_proc(s->files.buf, len, tmp, sizeof tmp, &version))
-		memz_table_set_cgroup(s->table, p, tmp);
-	if (!memz_cgroup_memcg_of_proc(s->files.buf, len, tmp, sizeof tmp,
-				       &version) &&
-	    version && !memz_table_set_memcg(s->table, p, tmp))
-		p->memcg_v1 = version == 1;
+	r->has_cgroup = r->has_memcg = false;
+	rc = memz_pidfiles_read(&s->files, p->pid, "cgroup", &len);
+	if (rc)
+		return rc;
+	r->has_cgroup = s->s.group_by == MEMZ_GROUP_CGROUP &&
+			!memz_cgroup_of_proc(s->files.buf, len, r->cgroup,
+					     sizeof r->cgroup, &version);
+	r->has_memcg = !memz_cgroup_memcg_of_proc(s->files.buf, len, r->memcg,
+						  sizeof r->memcg,
+						  &r->memcg_version) &&
+		       r->memcg_version;
+	return 0;
 }
 
+static void cgroup_apply(struct memz_sampler *s, struct memz_proc *p,
+			 const struct mz_cgroup_read *r)
+{
+	if (r->has_cgroup)
+		memz_table_set_cgroup(s->table, p, r->cgroup);
+	if (r->has_memcg && !memz_table_set_memcg(s->table, p, r->memcg))
+		p->memcg_v1 = r->memcg_version == 1;
+}
+
+static void read_cgroup(struct memz_sampler *s, struct memz_proc *p)
+{
+	struct mz_cgroup_read r;
+
+	if (!cgroup_read(s, p, &r))
+		cgroup_apply(s, p, &r);
+}
+
+/* stat's flags once a process has begun to exit (the kernel's PF_EXITING):
+ * from then on cgroup v1 shows it in the root of every hierarchy (the
+ * kernel's proc_cgroup_show), not in the cgroup it was in. */
+#define PF_EXITING_FLAG 0x4ull
+
 /* Its name (stat, for this process only: the start time must match) and
- * memory cgroup read again. */
+ * cgroups read again. The cgroups first: stat after them says whether
+ * they were read of this process before it began to exit, and only then
+ * are they taken. An OOM victim the kernel killed was seen with its text
+ * gone (as an exec) and read again as a zombie, and on cgroup v1 it left
+ * from the root, in no watched cgroup's scope. */
 static void reread_identity(struct memz_sampler *s, struct memz_proc *p)
 {
+	struct mz_cgroup_read r;
 	struct memz_pstat ps;
 	size_t len;
+	bool cg = !cgroup_read(s, p, &r);
 
-	if (!memz_pidfiles_read(&s->files, p->pid, "stat", &len) &&
-	    !memz_parse_stat(s->files.buf, len, &ps) && ps.start_time == p->start)
-		memz_table_set_name(s->table, p, ps.comm, strlen(ps.comm));
-	read_cgroup(s, p);
+	if (memz_pidfiles_read(&s->files, p->pid, "stat", &len) ||
+	    memz_parse_stat(s->files.buf, len, &ps) ||
+	    ps.start_time != p->start)
+		return;
+	memz_table_set_name(s->table, p, ps.comm, strlen(ps.comm));
+	if (cg && !(ps.flags & PF_EXITING_FLAG))
+		cgroup_apply(s, p, &r);
 }
 
 /* A process is first seen as its parent forked it, sometimes before it
@@ -532,12 +574,13 @@ static struct memz_proc *probe(struct memz_sampler *s, int pid)
 	if (mz_pe(p)->statm_fd < 0)
 		mz_pe(p)->statm_fd = memz_pidfiles_keep(&s->files, pid, "statm",
 						 s->files.fd_budget - MZ_WALK_FDS);
-	/* its name was read just now: only a suspect's cgroup is due */
+	/* its name was read just now, but a suspect's cgroups are due, and
+	 * only stat read after them says they are not an exiting one's */
 	if (probe_statm(s, p, &exec))
 		return NULL;
 	if (p->det.verdict.leak && !mz_pe(p)->rechecked) {
 		mz_pe(p)->rechecked = true;
-		read_cgroup(s, p);
+		reread_identity(s, p);
 	}
 	return p;
 }

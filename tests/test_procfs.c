@@ -33,6 +33,7 @@ static void test_stat(void)
 	CHECK_STR(st.comm, "sshd");
 	CHECK_INT(st.state, 'S');
 	CHECK_INT(st.ppid, 1);
+	CHECK_U64(st.flags, 4194560);
 	CHECK_U64(st.utime, 517);
 	CHECK_U64(st.stime, 311);
 	CHECK_INT(st.num_threads, 3);
@@ -45,6 +46,7 @@ static void test_stat(void)
 	CHECK_STR(st.comm, "x");
 	CHECK_INT(st.state, 'R');
 	CHECK_INT(st.ppid, 0);
+	CHECK_U64(st.flags, 0);
 	CHECK_U64(st.utime, 1);
 	CHECK_U64(st.stime, 2);
 	CHECK_INT(st.num_threads, 1);

@@ -1142,8 +1142,18 @@ static void fixture_failed_path(void)
  * leaves as the cgroup's oom_kill rises, the kill names it. line is its
  * /proc/PID/cgroup once moved, memcg the memory cgroup memz must take
  * from it: /box, or below it a cgroup whose path is too long to keep,
- * which /box's limit limits all the same. */
-static void fixture_oom(const char *line, const char *memcg)
+ * which /box's limit limits all the same. zombie: with kept fds, the
+ * victim leaves as a zombie its parent has not reaped, as the kernel
+ * shows one on cgroup v1: statm all zeros (its text gone, which reads as
+ * an exec), PF_EXITING in stat's flags, and the root of every hierarchy
+ * in its cgroup file; it is still /box's (without reading the cgroup
+ * only before stat says it exits, it left from "/", and /box's kill was
+ * "unknown" as a loaded run of it_netdata_oom.sh logged it), and it holds
+ * nothing though its exact reads found 40 KiB more resident than the
+ * probes before them, as it grew between the two (its estimate kept
+ * those 40 KiB: without its size of 0 it was never emptied, and no
+ * candidate). */
+static void fixture_oom(const char *line, const char *memcg, bool zombie)
 {
 	char tmp[] = "/tmp/memz-oom.XXXXXX", to[1100], cmd[4096], text[1300];
 	struct memz_settings set;
@@ -1181,7 +1191,8 @@ static void fixture_oom(const char *line, const char *memcg)
 	set.leak_warmup = 0;
 	set.leak_alarm_after = 0;
 	settings_under(&set, to);
-	memz_settings_set(&set, "MaxOpenFiles", "0", NULL, 0);
+	if (!zombie)
+		memz_settings_set(&set, "MaxOpenFiles", "0", NULL, 0);
 	memz_settings_set(&set, "GroupBy", "none", NULL, 0);
 	CHECK_INT(memz_sampler_new(&s, &set, memz_allocator_libc()), 0);
 	if (!s)
@@ -1208,7 +1219,8 @@ static void fixture_oom(const char *line, const char *memcg)
 			 "Pss_File: 0 kB\nPss_Shmem: 0 kB\nShared_Clean: 0 kB\n"
 			 "Shared_Dirty: 0 kB\nPrivate_Clean: 0 kB\n"
 			 "Private_Dirty: %lu kB\nAnonymous: %lu kB\nSwap: 0 kB\n"
-			 "SwapPss: 0 kB\n", kb, kb, kb, kb, kb);
+			 "SwapPss: 0 kB\n", kb + (zombie ? 40 : 0), kb, kb,
+			 kb, kb);
 		put_file(to, "proc/300/smaps_rollup", text);
 		CHECK_INT(memz_sampler_run(s, t, &snap), 0);
 		p = find_pid(&snap, 300);
@@ -1225,14 +1237,31 @@ static void fixture_oom(const char *line, const char *memcg)
 	      box->drivers[0].pid == 300);
 	CHECK(!isnan(snap.oom.scope[0].seconds));
 
-	/* the kill: the cgroup's counter and vmstat's rise, pid 300 is gone */
-	snprintf(cmd, sizeof cmd,
-		 "rm -rf '%s/proc/300' && sed -i 's/^oom_kill 0/oom_kill 1/' "
-		 "'%s/proc/vmstat'", to, to);
+	/* the kill: the cgroup's counter and vmstat's rise, pid 300 is gone
+	 * or a zombie */
+	if (zombie) {
+		put_file(to, "proc/300/statm", "0 0 0 0 0 0 0\n");
+		put_file(to, "proc/300/smaps_rollup", "");
+		put_file(to, "proc/300/stat",
+			 "300 (bash) Z 1 300 300 0 -1 4227084 100 0 0 0 9 21 0 "
+			 "0 20 0 1 0 9000 0 0 18446744073709551615 0 0 0 0 0 "
+			 "0 0 0 0 0 0 0 17 0 0 0 0 0 0 0 0 0 0 0 0 0 0\n");
+		put_file(to, "proc/300/cgroup", "4:memory:/\n0::/\n");
+		snprintf(cmd, sizeof cmd,
+			 "sed -i 's/^oom_kill 0/oom_kill 1/' '%s/proc/vmstat'",
+			 to);
+	} else {
+		snprintf(cmd, sizeof cmd,
+			 "rm -rf '%s/proc/300' && "
+			 "sed -i 's/^oom_kill 0/oom_kill 1/' '%s/proc/vmstat'",
+			 to, to);
+	}
 	CHECK_INT(system(cmd), 0);
 	put_file(to, "sys/fs/cgroup/memory/box/memory.oom_control",
 		 "oom_kill_disable 0\nunder_oom 0\noom_kill 1\n");
 	CHECK_INT(memz_sampler_run(s, t + 1, &snap), 0);
+	p = find_pid(&snap, 300);
+	CHECK(!zombie || (p && p->memcg && !strcmp(p->memcg, memcg)));
 	CHECK_INT(snap.oom.new_kills, 1);
 	CHECK(snap.oom.kill[0].known);
 	CHECK_STR(snap.oom.kill[0].name, "bash");
@@ -1257,7 +1286,8 @@ static void fixture_oom(const char *line, const char *memcg)
 int main(void)
 {
 	fixture_failed_path();
-	fixture_oom("4:memory:/box\n0::/\n", "/box");
+	fixture_oom("4:memory:/box\n0::/\n", "/box", false);
+	fixture_oom("4:memory:/box\n0::/\n", "/box", true);
 	{
 		/* /box/a...a/b...b, 306 bytes: the deepest ancestor that
 		 * fits in MEMZ_PATH_MAX is /box/a...a */
@@ -1268,7 +1298,7 @@ int main(void)
 		memcg[205] = '\0';
 		snprintf(line, sizeof line, "4:memory:%s/%0100d\n0::/\n",
 			 memcg, 0);
-		fixture_oom(line, memcg);
+		fixture_oom(line, memcg, false);
 	}
 	fixture_real1();
 	fixture_tree1();

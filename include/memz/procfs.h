@@ -23,6 +23,7 @@ struct memz_pstat {
 	char comm[MEMZ_COMM_MAX]; /* raw bytes, NUL-terminated, not sanitised */
 	char state;
 	int ppid;
+	unsigned long long flags; /* field 9, the kernel's PF_*: 0x4 exiting */
 	unsigned long long start_time; /* clock ticks since boot (field 22) */
 	long num_threads;              /* field 20 */
 	unsigned long long utime, stime; /* clock ticks (fields 14, 15) */
