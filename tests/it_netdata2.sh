@@ -4,7 +4,8 @@
 # capabilities and run as user netdata, as netdata's own packages run it:
 # - a bad memz.conf: the plugin's stderr line, naming the file and line,
 #   lands raw in collector.log (2.x has no error.log);
-# - charts, the memz.group_leak context and its memz_group label;
+# - charts, the memz.group_leak context and its memz_group label, and the
+#   per-user totals (root's and netdata's, root's PSS as /proc has it);
 # - a root-owned process leaking 256 KiB/s (LeakWarmup 0, LeakAlarmAfter 5,
 #   so that it is judged at once and its verdict counts after 5 s): the
 #   shipped 2.x health file raises memz_group_leak WARNING on its group's
@@ -175,6 +176,14 @@ PY
 nd_poll 30 eval 'out=$(oom_alarms)' ||
 	nd_fail "memz_time_to_oom has no value for the machine, or an OOM alarm is not loaded: $(oom_alarms 2>&1 | tail -n 1)"
 echo "$out"
+
+# the per-user totals, as under 1.37.1 (it_netdata_charts); user netdata's
+# processes started with the agent, so its dimension comes PublishAfter
+# (60 s) after them
+t2=$(nd_now_ms)
+nd_poll 90 nd_users_ok "$PORT" ||
+	nd_fail "memz.user_pss: no root and netdata users, or root's PSS is not /proc's"
+echo "per-user totals after $(nd_secs_since $t2) s more"
 
 # Functions: listed for signed-in users only, and refused anonymously as
 # netdata refuses apps.plugin's processes.

@@ -100,34 +100,7 @@ nd_poll 15 ram_sums || nd_fail "memz.ram does not add up to MemTotal within 1%"
 # netdata; the test's (and netdata's parent shell's) as root. root's PSS is
 # what /proc says of uid 0's processes, within a factor of two (processes
 # come and go between the two reads on a busy machine).
-users_ok() {
-	nd_api "$PORT" "/api/v1/data?chart=memz.user_pss&after=-3&points=1&group=average&format=json&options=jsonwrap" \
-		> "$ND_TMP/users.json" &&
-	nd_api "$PORT" /api/v1/charts > "$ND_TMP/charts.json" &&
-	python3 - "$ND_TMP/users.json" "$ND_TMP/charts.json" <<'PY'
-import glob, json, sys
-d = json.load(open(sys.argv[1]))["result"]
-c = json.load(open(sys.argv[2]))["charts"]
-vals = dict(zip(d["labels"][1:], d["data"][0][1:]))
-if "root" not in vals or "netdata" not in vals or vals["root"] is None:
-    sys.exit(1)
-for cid in ("memz.user_pss", "memz.user_uss", "memz.user_swap", "memz.user_anon"):
-    assert c[cid]["family"] == "users" and c[cid]["units"] == "MiB", c[cid]
-kib = 0
-for p in glob.glob("/proc/[0-9]*"):
-    try:
-        if [l for l in open(p + "/status") if l.startswith("Uid:")][0].split()[1] == "0":
-            kib += sum(int(l.split()[1]) for l in open(p + "/smaps_rollup")
-                       if l.startswith("Pss:"))
-    except (OSError, IndexError, ValueError):
-        pass
-print("memz.user_pss: root %.1f MiB (/proc %.1f MiB), netdata %.1f MiB, %d users"
-      % (vals["root"], kib / 1024.0, vals["netdata"], len(vals)))
-assert vals["netdata"] > 0, vals
-sys.exit(0 if 0.5 <= vals["root"] / (kib / 1024.0) <= 2 else 2)
-PY
-}
-nd_poll 15 users_ok || nd_fail "memz.user_pss: no root and netdata users, or root's PSS is not /proc's"
+nd_poll 15 nd_users_ok "$PORT" || nd_fail "memz.user_pss: no root and netdata users, or root's PSS is not /proc's"
 
 # the plugin ran all along: netdata never had to restart it
 if nd_memz_complaints "$D"; then

@@ -297,3 +297,35 @@ PY
 
 # nd_status_field PID KEY: a field of /proc/PID/status (Uid: real uid).
 nd_status_field() { awk -v k="$2:" '$1 == k { print $2 }' "/proc/$1/status"; }
+
+# nd_users_ok PORT: memz.user_pss (and uss, swap, anon) under "users",
+# a dimension per user, with root and netdata among them, and root's PSS
+# within a factor of two of what /proc says of uid 0's processes
+# (processes come and go between the two reads on a busy machine).
+nd_users_ok() {
+	nd_api "$1" "/api/v1/data?chart=memz.user_pss&after=-3&points=1&group=average&format=json&options=jsonwrap" \
+		> "$ND_TMP/users.json" &&
+	nd_api "$1" /api/v1/charts > "$ND_TMP/charts.json" &&
+	python3 - "$ND_TMP/users.json" "$ND_TMP/charts.json" <<'PY'
+import glob, json, sys
+d = json.load(open(sys.argv[1]))["result"]
+c = json.load(open(sys.argv[2]))["charts"]
+vals = dict(zip(d["labels"][1:], d["data"][0][1:]))
+# netdata's dimension reads 0 until it is published (PublishAfter)
+if not vals.get("root") or not vals.get("netdata"):
+    sys.exit(1)
+for cid in ("memz.user_pss", "memz.user_uss", "memz.user_swap", "memz.user_anon"):
+    assert c[cid]["family"] == "users" and c[cid]["units"] == "MiB", c[cid]
+kib = 0
+for p in glob.glob("/proc/[0-9]*"):
+    try:
+        if [l for l in open(p + "/status") if l.startswith("Uid:")][0].split()[1] == "0":
+            kib += sum(int(l.split()[1]) for l in open(p + "/smaps_rollup")
+                       if l.startswith("Pss:"))
+    except (OSError, IndexError, ValueError):
+        pass
+print("memz.user_pss: root %.1f MiB (/proc %.1f MiB), netdata %.1f MiB, %d users"
+      % (vals["root"], kib / 1024.0, vals["netdata"], len(vals)))
+sys.exit(0 if 0.5 <= vals["root"] / (kib / 1024.0) <= 2 else 2)
+PY
+}
