@@ -234,12 +234,22 @@ try:
           "if(!e||!e.querySelector('canvas'))return null;var r=e.getBoundingClientRect();"
           "return [r.left,r.top,r.width,r.height]})()")
     until("memz.leak_suspects drawn", "!!document.querySelector('[data-netdata=\"memz.leak_suspects\"] canvas')")
-    x, y = rect[0] + rect[2] * 0.93, rect[1] + 70
-    call("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y}, s)
-    # The legends now show values at the pointer: the leaker's is 1 (flagged).
-    until("memz-demo-leak flagged in the memz.leaks legend",
-          "(function(){var t=document.querySelector('[data-netdata=\"memz.leaks\"]').innerText;"
-          "return /memz-demo-leak\\s*1(\\.0+)?\\b/.test(t)})()", timeout=15)
+    # The legends now show values at the pointer: the leaker's is 1
+    # (flagged). A second the plugin missed under load is a gap, whose
+    # legend shows no value, so the pointer moves a little left until one
+    # does.
+    flagged = ("(function(){var t=document.querySelector('[data-netdata=\"memz.leaks\"]').innerText;"
+               "return /memz-demo-leak\\s*1(\\.0+)?\\b/.test(t)})()")
+    for share in (0.93, 0.91, 0.89, 0.87, 0.85):
+        x, y = rect[0] + rect[2] * share, rect[1] + 70
+        call("Input.dispatchMouseEvent", {"type": "mouseMoved", "x": x, "y": y}, s)
+        try:
+            until("memz-demo-leak flagged in the memz.leaks legend", flagged,
+                  timeout=5)
+            break
+        except TimeoutError:
+            if share == 0.85:
+                raise
     # Let the charts that came into view finish their first drawing.
     until("settled charts", "document.querySelectorAll('[data-netdata^=\"memz.\"] canvas').length >= 6")
     time.sleep(1)  # the legend's and the charts' transitions end
