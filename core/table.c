@@ -1050,8 +1050,13 @@ int memz_table_end(struct memz_table *t, struct memz_table_view *v)
 		p->warming = warming(t, p);
 		if (was && !p->warming)
 			memz_detector_restart_long(&p->det);
-		memz_detector_push(&p->det, &t->s, t->now, (double)p->mem.pss,
-				   owned(p));
+		/* no address space left (a zombie: an OOM victim its parent
+		 * has not reaped) is no memory to judge: the verdict stands
+		 * as it was until the process leaves, so that its kill is
+		 * named with it, and its fall to 0 is no clear */
+		if (!mz_pe(p)->vm_first || p->vm_size)
+			memz_detector_push(&p->det, &t->s, t->now,
+					   (double)p->mem.pss, owned(p));
 		if (p->warming)
 			memz_detector_withhold(&p->det);
 	}

@@ -513,6 +513,42 @@ static void floor_creep(void)
 	CHECK_INT(leaks, 0);
 }
 
+/*
+ * A leaker the kernel killed and its parent has not reaped yet is a
+ * zombie: statm reads all zeros. No address space is no memory to judge,
+ * so its verdict stands until it leaves, with no clear on the way (the
+ * fall to 0 cleared it, and its OOM kill was then named without "leak
+ * suspect": it_collectd_oom).
+ */
+static void zombie_keeps_verdict(void)
+{
+	struct memz_settings s;
+	struct memz_table *t;
+	struct memz_table_view v;
+	struct memz_proc *p;
+	unsigned clears = 0;
+
+	memz_settings_init(&s);
+	s.group_by = MEMZ_GROUP_NONE;
+	memz_table_new(&t, &s, memz_allocator_libc());
+	memz_table_view_init(&v);
+	for (int i = 0; i < 40; i++) {
+		bool dead = i >= 30;
+
+		memz_table_begin(t, 1000 + i);
+		p = put(t, 10, 1, "leaker", 1, dead ? 0 : 8 * MiB + i * MiB);
+		p->vm_size = dead ? 0 : (uint64_t)(64 * MiB + i * MiB);
+		CHECK_INT(memz_table_end(t, &v), 0);
+		for (size_t e = 0; e < v.n_events; e++)
+			clears += v.events[e].kind == MEMZ_EVENT_CLEAR;
+		if (i == 29)
+			CHECK(p->det.verdict.leak);
+	}
+	CHECK(p->det.verdict.leak);
+	CHECK_INT(clears, 0);
+	memz_table_free(&t);
+}
+
 /* memz's own processes are never flagged, nor those LeakIgnore names;
  * others leaking beside them are. */
 static void ignored_names(void)
@@ -725,6 +761,7 @@ int main(void)
 	compilers();
 	founder_series();
 	floor_creep();
+	zombie_keeps_verdict();
 	ignored_names();
 	shmem_owned();
 	subtree();
