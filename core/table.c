@@ -710,7 +710,7 @@ static double settle_tol(double o)
 static bool floor_held(const struct memz_table *t, struct mz_proc_entry *e,
 		       double o)
 {
-	double lo, hi;
+	bool held = false;
 
 	if (e->floor_t && t->now - e->floor_t < t->s.leak_settle) {
 		if (o < e->floor[0])
@@ -721,18 +721,20 @@ static bool floor_held(const struct memz_table *t, struct mz_proc_entry *e,
 		e->floor_n = 0;
 	else if (e->floor_n < MZ_FLOOR_WINDOWS)
 		e->floor_n++;
-	lo = hi = e->floor[0];
-	for (unsigned i = 0; i < e->floor_n; i++) {
-		if (e->floor[i] < lo)
-			lo = e->floor[i];
-		if (e->floor[i] > hi)
-			hi = e->floor[i];
+	if (e->floor_n == MZ_FLOOR_WINDOWS) {
+		double lo = e->floor[0], hi = e->floor[0];
+
+		for (unsigned i = 1; i < MZ_FLOOR_WINDOWS; i++) {
+			lo = fmin(lo, e->floor[i]);
+			hi = fmax(hi, e->floor[i]);
+		}
+		held = hi - lo <= settle_tol(lo);
 	}
 	memmove(e->floor + 1, e->floor,
 		(MZ_FLOOR_WINDOWS - 1) * sizeof *e->floor);
 	e->floor[0] = (float)o;
 	e->floor_t = t->now;
-	return e->floor_n == MZ_FLOOR_WINDOWS && hi - lo <= settle_tol(lo);
+	return held;
 }
 
 static bool warming(const struct memz_table *t, struct memz_proc *p)
