@@ -1,9 +1,11 @@
 /*
  * dethist.c - the detector's history stored as int16 in power-of-two units
- * (dethist_int.h), so that a process's history is 824 B, not 1,456.
+ * (dethist_int.h), so that a process's history is 824 B, not 1,456, and
+ * read back as the rules judge it.
  */
 #include <math.h>
 
+#include "detfit_int.h"
 #include "dethist_int.h"
 
 struct series {
@@ -89,3 +91,45 @@ double memz_dethist_make_room(struct memz_detector *d, enum memz_dh_series id,
 	return c;
 }
 
+unsigned memz_dethist_ring(const struct memz_detector *d, double *x,
+			   double *y)
+{
+	unsigned m = d->rcount, start = m == MEMZ_DET_RING ? d->rhead : 0;
+
+	for (unsigned i = 0; i < m; i++) {
+		unsigned k = (start + i) % MEMZ_DET_RING;
+		x[i] = d->rt[k];
+		y[i] = memz_dh_rval(d, d->rv[k]);
+	}
+	return m;
+}
+
+double memz_dethist_sigma(const double *y, unsigned m)
+{
+	double st[MEMZ_DET_RING], dev[MEMZ_DET_RING], med;
+
+	if (m < 3)
+		return 0;
+	for (unsigned i = 0; i + 1 < m; i++)
+		st[i] = y[i + 1] - y[i];
+	med = memz_fit_median(st, m - 1);
+	for (unsigned i = 0; i + 1 < m; i++)
+		dev[i] = fabs(y[i + 1] - y[i] - med);
+	/* a median over few steps can be half the truth: a short ring's
+	 * noise is taken wider, as a full ring's would be at worst */
+	return 1.4826 * memz_fit_median(dev, m - 1) / M_SQRT2 *
+	       sqrt((double)MEMZ_DET_RING / m);
+}
+
+unsigned memz_dethist_floor(const struct memz_detector *d, double *env)
+{
+	unsigned nb = 0;
+
+	for (int64_t n = d->cur_idx - MEMZ_DET_BUCKETS; n < d->cur_idx; n++)
+		if (d->bmin[memz_dh_slot(n)] != MEMZ_DET_Q_NONE)
+			env[nb++] = memz_dh_val(d, d->bmin[memz_dh_slot(n)]);
+	for (unsigned k = nb - (nb > 0); k-- > 0;)
+		if (env[k + 1] < env[k])
+			env[k] = env[k + 1];
+	return nb;
+}

@@ -1,6 +1,7 @@
 /*
- * dethist_int.h - how the leak detector's history is stored (private to
- * libmemz; core/detector.c is its one user, detector.h holds the fields).
+ * dethist_int.h - how the leak detector's history is stored and read back
+ * (private to libmemz; core/detector.c and core/dethold.c use it,
+ * detector.h holds the fields).
  *
  * Four series are stored as int16 in units of a power of two bytes: the
  * short ring's PSS and anon, relative to roff and raoff (themselves
@@ -65,5 +66,37 @@ static inline int16_t memz_dethist_quantise(double y, float unit)
  */
 double memz_dethist_make_room(struct memz_detector *d, enum memz_dh_series id,
 			      double y, bool tighten);
+
+/* Reading the history back, relative to base: a bucket's value, a ring
+ * value; bucket number n's slot (n may be negative, so may times). */
+static inline double memz_dh_val(const struct memz_detector *d, int16_t q)
+{
+	return (double)q * d->unit;
+}
+
+static inline double memz_dh_rval(const struct memz_detector *d, int16_t q)
+{
+	return d->roff + (double)q * d->runit;
+}
+
+static inline unsigned memz_dh_slot(int64_t n)
+{
+	return (unsigned)((uint64_t)n % MEMZ_DET_BUCKETS);
+}
+
+/* The ring into x and y, oldest first: times relative to t0, values
+ * relative to base. Returns how many (rcount). */
+unsigned memz_dethist_ring(const struct memz_detector *d, double *x,
+			   double *y);
+
+/* The closed buckets' floor into env, oldest first: the suffix minima of
+ * their minima, as the long horizon sees it. Returns how many. */
+unsigned memz_dethist_floor(const struct memz_detector *d, double *env);
+
+/* The noise of a ring's values y[0..m) about their own trend: a robust
+ * width (the median absolute deviation) of the steps, less their median,
+ * over sqrt 2; widened for a ring that is not full (see dethist.c). 0 under
+ * three samples. */
+double memz_dethist_sigma(const double *y, unsigned m);
 
 #endif

@@ -20,6 +20,7 @@ libmemz_la_SOURCES += \
 	include/memz/detector.h core/detector.c \
 	core/detfit_int.h core/detfit.c \
 	core/dethist_int.h core/dethist.c \
+	core/dethold_int.h core/dethold.c \
 	include/memz/pace.h core/pace.c \
 	include/memz/budget.h core/budget.c \
 	include/memz/users.h core/users.c \
@@ -137,6 +138,10 @@ UNIT_TESTS += tests/test_dethist
 check_PROGRAMS += tests/test_dethist
 tests_test_dethist_SOURCES = tests/test_dethist.c tests/check.h
 tests_test_dethist_LDADD = libmemz.la
+UNIT_TESTS += tests/test_dethold
+check_PROGRAMS += tests/test_dethold
+tests_test_dethold_SOURCES = tests/test_dethold.c tests/check.h
+tests_test_dethold_LDADD = libmemz.la
 tests_test_pace_SOURCES = tests/test_pace.c tests/check.h
 tests_test_pace_LDADD = libmemz.la
 tests_test_trace_SOURCES = tests/test_trace.c tests/check.h

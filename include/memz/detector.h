@@ -102,7 +102,7 @@ struct memz_det_long {
 struct memz_detector {
 	struct memz_verdict verdict;
 	struct memz_det_long lv;
-	/* While a verdict stands, what holds it (detector.c, "Holding"):
+	/* While a verdict stands, what holds it (core/dethold.c):
 	 * the rate it stands for (B/s), the level the series is expected to
 	 * grow from (relative to base) and when it stood there (relative to
 	 * t0), and how far it may fall behind that growth (bytes) before the
