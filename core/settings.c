@@ -45,7 +45,7 @@ static const struct memz_setting_desc table[] = {
 	  "A group among the TopGroups largest is published (a collectd file, a netdata dimension) only once it has existed this long, so short-lived processes (compilers, linkers) create none; a leak suspect and a group selected by Process or ProcessMatch are published at once. 0: at once." },
 	{ "PublishHold", MEMZ_SETTING_DOUBLE, OFF(publish_hold), "300", 0,
 	  86400, NULL, "s",
-	  "A published group that falls out of the TopGroups largest stays published this long while it has processes, so a group at the edge does not come and go." },
+	  "A published group that falls out of the TopGroups largest, or whose leak verdict clears, stays published this long while it has processes, so a group at the edge does not come and go and a host shows a suspect's clear." },
 	{ "CgroupRefresh", MEMZ_SETTING_DOUBLE, OFF(cgroup_refresh), "10", 1,
 	  3600, NULL, "s",
 	  "GroupBy cgroup: how often a published group's cgroup memory limit and usage are read again." },

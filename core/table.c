@@ -569,7 +569,12 @@ static bool selected(const struct memz_table *t, const char *name)
  * a host keeps a file or a dimension for ever for each name it was once
  * given: a name that was large for a few seconds is not worth one. Age,
  * not an unbroken stay among the largest, since compilers taking the
- * places now and then would keep a daemon at the edge out for good.
+ * places now and then would keep a daemon at the edge out for good. A
+ * suspect is published at once (report.h) and, once its verdict clears
+ * (this runs before the push that clears it), held as one that left the
+ * largest: a host that dropped it at the clear would keep the suspect's
+ * values as its last, and netdata's alarm on its chart would never clear
+ * (on a busy host, where a small leaker is not among the largest).
  */
 static bool publish(const struct memz_table *t, struct memz_group *g, bool top)
 {
@@ -577,7 +582,8 @@ static bool publish(const struct memz_table *t, struct memz_group *g, bool top)
 
 	if (selected(t, g->name))
 		return true;
-	if (top && !(t->now - e->since < t->s.publish_after)) {
+	if (g->det.verdict.leak ||
+	    (top && !(t->now - e->since < t->s.publish_after))) {
 		e->top_last = t->now;
 		return true;
 	}

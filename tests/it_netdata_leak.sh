@@ -66,7 +66,19 @@ PY
 
 kill -USR1 "$LPID"
 t1=$(nd_now_ms)
-nd_poll 120 nd_leak_is "$PORT" "$NAME" 0 || nd_fail "memz.leaks did not go back to 0 for $NAME within 120 s"
+# on failure, the series the plugin judged: the group's PSS, and its leak
+# level, each second since the leak began
+series() {
+	for c in mem leak; do
+		echo "--- memz.grp_${NAME}_$c, last 200 s" >&2
+		nd_api "$PORT" "/api/v1/data?chart=memz.grp_${NAME}_$c&after=-200&format=csv&options=seconds" |
+			tr '\r' ' ' >&2
+	done
+}
+nd_poll 120 nd_leak_is "$PORT" "$NAME" 0 || {
+	series
+	nd_fail "memz.leaks did not go back to 0 for $NAME within 120 s"
+}
 echo "memz.leaks = 0 for $NAME $(nd_secs_since $t1) s after the growth stopped"
 
 nd_poll 60 group_alarm_is CLEAR ||

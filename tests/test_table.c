@@ -549,6 +549,46 @@ static void zombie_keeps_verdict(void)
 	memz_table_free(&t);
 }
 
+/* A group published only because it is a suspect (not among TopGroups)
+ * stays published for PublishHold once its verdict clears, as a group
+ * that leaves the largest does: a host that dropped it at the clear would
+ * keep its chart's last value, the suspect's, and netdata's alarm on it
+ * would never clear (it_netdata_leak on a busy host). */
+static void suspect_held_after_clear(void)
+{
+	struct memz_settings s;
+	struct memz_table *t;
+	struct memz_table_view v;
+	const struct memz_group *g;
+	int flagged = -1, cleared = -1, held = 0, dropped = -1;
+
+	memz_settings_init(&s);
+	s.top_groups = 1;
+	s.publish_hold = 50;
+	memz_table_new(&t, &s, memz_allocator_libc());
+	memz_table_view_init(&v);
+	for (int i = 0; i < 160 && dropped < 0; i++) {
+		memz_table_begin(t, 1000 + i);
+		put(t, 20, 1, "big", 1, 500 * MiB);
+		put(t, 10, 1, "leaker", 1, 8 * MiB + (i < 30 ? i : 30) * MiB);
+		CHECK_INT(memz_table_end(t, &v), 0);
+		g = group_named(&v, "leaker");
+		if (g->det.verdict.leak && flagged < 0)
+			flagged = i;
+		if (flagged >= 0 && !g->det.verdict.leak && cleared < 0)
+			cleared = i;
+		if (cleared >= 0 && g->reported)
+			held = i - cleared;
+		if (cleared >= 0 && !g->reported)
+			dropped = i - cleared;
+	}
+	CHECK(flagged > 0 && flagged < 30);
+	CHECK(cleared > 30);
+	CHECK_INT(held, 49);
+	CHECK_INT(dropped, 50);
+	memz_table_free(&t);
+}
+
 /* memz's own processes are never flagged, nor those LeakIgnore names;
  * others leaking beside them are. */
 static void ignored_names(void)
@@ -762,6 +802,7 @@ int main(void)
 	founder_series();
 	floor_creep();
 	zombie_keeps_verdict();
+	suspect_held_after_clear();
 	ignored_names();
 	shmem_owned();
 	subtree();
