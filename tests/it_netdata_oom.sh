@@ -74,8 +74,19 @@ alarm_in() {
 # the value the poll found, not another read: on a loaded machine the
 # next read's window may hold a late second, which reads as none
 first_of() { first=$(latest "memz.time_to_oom_$OC_ID"); }
-nd_poll 40 first_of ||
+# on failure, what the plugin charted: the scope's time to OOM, and the
+# leaker's group (its PSS and leak level), each second
+series() {
+	for c in "time_to_oom_$OC_ID" "grp_${NAME}_mem" "grp_${NAME}_leak"; do
+		echo "--- memz.$c, last 60 s" >&2
+		nd_api "$PORT" "/api/v1/data?chart=memz.$c&after=-60&format=csv&options=seconds" |
+			tr '\r' ' ' >&2
+	done
+}
+nd_poll 40 first_of || {
+	series
 	nd_fail "no time to OOM for $OC_PATH within 40 s"
+}
 echo "time to OOM $first s after $(nd_secs_since $t0) s"
 falls() {
 	v=$(latest "memz.time_to_oom_$OC_ID") &&
