@@ -31,9 +31,14 @@ EXTRA_DIST += tests/test_busy_host.sh \
 	tests/busy-host/make-traces.sh \
 	tests/busy-host/planted.c tests/busy-host/leak.py \
 	tests/busy-host/browse.py tests/busy-host/Heap.java \
+	tests/busy-host/record-mix.sh tests/busy-host/spiky.cpp \
+	tests/busy-host/node.js tests/busy-host/Leak.java \
+	tests/busy-host/leak.pl tests/busy-host/np.py \
 	tests/busy-host/run/notes tests/busy-host/run/jvm.csv.xz \
+	tests/busy-host/run-mix/notes \
 	tests/traces/busy-host.csv.xz tests/traces/busy-host.labels \
 	tests/traces/busy-host2.csv.xz tests/traces/busy-host2.labels \
+	tests/traces/busy-host3.csv.xz tests/traces/busy-host3.labels \
 	tests/traces/real-arena.csv.xz tests/traces/real-arena.labels \
 	tests/traces/real-pgbench.csv.xz tests/traces/real-pgbench.labels \
 	tests/traces/real-cache.csv.xz tests/traces/real-cache.labels \

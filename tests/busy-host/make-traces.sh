@@ -12,7 +12,12 @@
 #
 # Writes busy-host.csv.xz and busy-host.labels (the whole recording), and
 # real-NAME.csv.xz with real-NAME.labels for each program cut out of it
-# (its rows only, over a window of its life, t starting at 0).
+# (its rows only, over a window of its life, t starting at 0). With
+# --mix, for what tests/busy-host/record-mix.sh recorded:
+#
+#   tests/busy-host/make-traces.sh --mix RECDIR tests/traces
+#
+# it writes busy-host3.csv.xz and busy-host3.labels only.
 #
 # A label line is a word and key=value fields:
 #   leak   name= pid= start= kind= rate_kib= onset= [stop=] flag_by=
@@ -28,6 +33,8 @@
 # Times are trace seconds. In --group=name replays a label matches the
 # group of its name, which the planted programs have to themselves.
 set -eu
+mix=
+[ "$1" != --mix ] || { mix=1; shift; }
 rec=$1 out=$2
 trace=$rec/busy-host.csv events=$rec/events.log
 hz=$(getconf CLK_TCK)
@@ -97,9 +104,45 @@ leak() {
 		"flag_by=$(flag_by "$rate")"
 }
 growth() { # NAME KIND STARTLINE
+	[ -n "$(ev "$1" stop)" ] || { echo "make-traces: $1 never logged its stop" >&2; exit 1; }
 	label growth "$1" "$3" "kind=$2" \
 		"stop=$(tt "$(ev "$1" stop | cut -d' ' -f1)")"
 }
+
+# the labels of record-mix.sh's workloads
+mix_labels() {
+	echo "# busy-host3.csv.xz: labels made by tests/busy-host/make-traces.sh --mix"
+	echo "# from the workloads' own event log; t = 0 is boot-clock $b0 s; trace ends at $last_t s"
+	leak leak-anon128s anon stop
+	leak leak-java64 jvm-list-heap-far-from-Xmx
+	leak leak-shm32 posix-shm
+	leak leak-node16 node-array
+	leak leak-perl3 perl-hash
+	leak leak-cxx2 "c++-map-under-256MiB-spikes-every-90s"
+	growth mariadbd innodb-buffer-pool-fill-by-sysbench-load "$(ev mariadbd start)"
+	growth ctl-lru node-lru-cache-fill "$(ev ctl-lru start)"
+	took=$(awk -v a="$(ev ctl-np-once start | cut -d' ' -f1)" \
+		-v b="$(ev ctl-np-once allocated | cut -d' ' -f1)" 'BEGIN { printf "%.0f", b - a }')
+	label quiet ctl-np-once "$(ev ctl-np-once start)" \
+		"what=numpy-2GiB-from-its-start-(took-${took}s-here)-then-flat-10-min-then-exit"
+	awk '$3 == "ctl-np-batch" && $4 == "start"' "$events" |
+	while read -r line; do
+		label quiet ctl-np-batch "$line" what=numpy-batch-job-grows-and-exits
+	done
+	label quiet prometheus "$(ev prometheus start)" \
+		what=tsdb-head-grows-until-its-first-compaction-2h-in
+	label quiet prometheus-node "$(ev prometheus-node start)" what=node-exporter-scraped-every-2s
+	label quiet php-fpm8.2 "$(ev php-fpm8.2 start)" what=php-fpm-master
+	label quiet nginx "$(ev nginx start)" what=nginx-master
+	# what a person found checking the recording for unplanned growth
+	[ ! -f "$rec/notes" ] || cat "$rec/notes"
+}
+if [ -n "$mix" ]; then
+	mix_labels >"$tmp/busy-host3.labels"
+	cp "$tmp/busy-host3.labels" "$out/busy-host3.labels"
+	xz -9 -c "$trace" >"$out/busy-host3.csv.xz"
+	exit 0
+fi
 
 {
 	echo "# busy-host.csv.xz: labels made by tests/busy-host/make-traces.sh from"

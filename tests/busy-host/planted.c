@@ -20,6 +20,10 @@
  *   planted memfd FLAT_S KIB_PER_S
  *       flat, then each second creates a memfd of KIB_PER_S, touches it
  *       and keeps it mapped (only this process maps it); the fd is closed
+ *   planted shm FLAT_S KIB_PER_S
+ *       flat, then each second grows a POSIX shared memory file
+ *       (/dev/shm/memz-planted-PID, which only this process maps) by
+ *       KIB_PER_S and maps and touches the new part; the file stays
  *   planted pool N FLAT_S KIB_PER_S LEAKER
  *       forks N workers of one name; each churns +-256 KiB; worker LEAKER
  *       (0-based) leaks KIB_PER_S after FLAT_S; the parent waits
@@ -188,6 +192,40 @@ static void mode_memfd(double flat, double kib_s)
 	}
 }
 
+static void mode_shm(double flat, double kib_s)
+{
+	double onset = now() + flat, next;
+	size_t n = (size_t)(kib_s * KiB);
+	off_t size = 0;
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof path, "/memz-planted-%d", (int)getpid());
+	fd = shm_open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		perror("planted: shm_open");
+		exit(1);
+	}
+	sleep_s(flat);
+	event("onset", "%.0f KiB/s shm /dev/shm%s", kib_s, path);
+	for (next = onset;; next += 1) {
+		char *p;
+
+		if (ftruncate(fd, size + (off_t)n) < 0) {
+			perror("planted: ftruncate");
+			exit(1);
+		}
+		p = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_SHARED, fd, size);
+		if (p == MAP_FAILED) {
+			perror("planted: mmap");
+			exit(1);
+		}
+		memset(p, 0x5a, n);
+		size += (off_t)n;
+		sleep_s(next + 1 - now());
+	}
+}
+
 /* A worker's churn: a block of 0-256 KiB comes and goes each second. */
 static void worker(double onset, double kib_s)
 {
@@ -338,6 +376,8 @@ int main(int argc, char **argv)
 		leak_loop(t0 + a, b, c > 0 ? t0 + a + c : 0, d, e);
 	else if (!strcmp(mode, "memfd"))
 		mode_memfd(a, b);
+	else if (!strcmp(mode, "shm"))
+		mode_shm(a, b);
 	else if (!strcmp(mode, "pool"))
 		mode_pool((int)a, b, c, (int)d);
 	else if (!strcmp(mode, "once")) {
