@@ -80,21 +80,28 @@ static int behind(const double *x, const double *y, unsigned m, double rate,
 
 /* The stair of a leak that rises in bursts further apart than the ring
  * reaches: the largest rise of the buckets' floor, when it towers over
- * the typical one (BURSTY times the median rise); else 0. */
+ * the typical one (BURSTY times the median rise); else 0. Typical of the
+ * growth, from where the floor first rose by more than the noise: the
+ * flat stretch before a steady leak began rose by nothing in each of its
+ * buckets, and a C leaker flat for 15 minutes, then growing 128 KiB/s
+ * for 8, had its every bucket's rise taken for a stair, a slack of 45 s
+ * of its growth, and cleared 96 s after it stopped (busy-host3). */
 #define BURSTY 3.0
 static double bucket_stair(const struct memz_detector *d)
 {
 	double env[MEMZ_DET_BUCKETS], up[MEMZ_DET_BUCKETS], big = 0;
-	unsigned nb = memz_dethist_floor(d, env);
+	unsigned nb = memz_dethist_floor(d, env), n = 0;
 
-	if (nb < 3)
-		return 0;
 	for (unsigned k = 1; k < nb; k++) {
-		up[k - 1] = env[k] - env[k - 1];
-		if (up[k - 1] > big)
-			big = up[k - 1];
+		double r = env[k] - env[k - 1];
+
+		if (!n && !(r > d->noise))
+			continue;
+		up[n++] = r;
+		if (r > big)
+			big = r;
 	}
-	return big > BURSTY * memz_fit_median(up, nb - 1) ? big : 0;
+	return n >= 2 && big > BURSTY * memz_fit_median(up, n) ? big : 0;
 }
 
 /* The ring regime's slack for `rate` over the ring y[0..m); *noisy: the

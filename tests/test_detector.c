@@ -687,6 +687,35 @@ static void clears_still(void)
 	CHECK(!d.verdict.leak);
 }
 
+/*
+ * A leak that begins after a long flat stretch (busy-host3's C leaker:
+ * flat for 15 minutes, then 128 KiB/s for 8, sampled every second) and
+ * stops dead flat clears as any clean climb does, about 20 s after its
+ * stop: the flat buckets before it are no stairs' treads (each of its
+ * buckets' rises was taken for a stair, and it cleared after 96 s).
+ */
+static void clears_after_flat_start(void)
+{
+	struct memz_settings s;
+	struct memz_detector d;
+	double flagged = -1, cleared = -1;
+
+	memz_settings_init(&s);
+	memz_detector_init(&d);
+	for (int t = 0; t <= 1600; t++) {
+		double y = 1 * MiB + 128 * KiB * (t < 900 ? 0 : t < 1380 ? t - 900 : 480);
+
+		if (memz_detector_push(&d, &s, t, y, y) != 1)
+			continue;
+		if (d.verdict.leak && flagged < 0)
+			flagged = t;
+		else if (!d.verdict.leak && cleared < 0)
+			cleared = t;
+	}
+	CHECK(flagged > 900 && flagged <= 910);
+	CHECK(cleared >= 1380 && cleared <= 1380 + 25);
+}
+
 /* The verdict's fields say what the series does. */
 static void verdict_fields(void)
 {
@@ -1179,5 +1208,6 @@ int main(void)
 	clears_jitter();
 	clears_bump();
 	clears_still();
+	clears_after_flat_start();
 	return check_status();
 }
