@@ -121,11 +121,14 @@ double memz_dethist_sigma(const double *y, unsigned m)
 	       sqrt((double)MEMZ_DET_RING / m);
 }
 
-unsigned memz_dethist_floor(const struct memz_detector *d, double *env)
+unsigned memz_dethist_floor(const struct memz_detector *d, int64_t from,
+			    double *env)
 {
 	unsigned nb = 0;
 
-	for (int64_t n = d->cur_idx - MEMZ_DET_BUCKETS; n < d->cur_idx; n++)
+	if (from < d->cur_idx - MEMZ_DET_BUCKETS)
+		from = d->cur_idx - MEMZ_DET_BUCKETS;
+	for (int64_t n = from; n < d->cur_idx; n++)
 		if (d->bmin[memz_dh_slot(n)] != MEMZ_DET_Q_NONE)
 			env[nb++] = memz_dh_val(d, d->bmin[memz_dh_slot(n)]);
 	for (unsigned k = nb - (nb > 0); k-- > 0;)

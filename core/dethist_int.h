@@ -90,8 +90,10 @@ unsigned memz_dethist_ring(const struct memz_detector *d, double *x,
 			   double *y);
 
 /* The closed buckets' floor into env, oldest first: the suffix minima of
- * their minima, as the long horizon sees it. Returns how many. */
-unsigned memz_dethist_floor(const struct memz_detector *d, double *env);
+ * their minima, as the long horizon sees it, of the buckets from number
+ * `from` on (INT64_MIN: all it keeps). Returns how many. */
+unsigned memz_dethist_floor(const struct memz_detector *d, int64_t from,
+			    double *env);
 
 /* The noise of a ring's values y[0..m) about their own trend: a robust
  * width (the median absolute deviation) of the steps, less their median,
