@@ -31,7 +31,8 @@ EXTRA_DIST += tests/test_busy_host.sh \
 	tests/busy-host/make-traces.sh \
 	tests/busy-host/planted.c tests/busy-host/leak.py \
 	tests/busy-host/browse.py tests/busy-host/Heap.java \
-	tests/busy-host/record-mix.sh tests/busy-host/spiky.cpp \
+	tests/busy-host/record-mix.sh tests/busy-host/schedule.sh \
+	tests/busy-host/spiky.cpp \
 	tests/busy-host/node.js tests/busy-host/Leak.java \
 	tests/busy-host/leak.pl tests/busy-host/np.py \
 	tests/busy-host/run/notes tests/busy-host/run/jvm.csv.xz \

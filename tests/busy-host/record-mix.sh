@@ -125,18 +125,7 @@ mkdir -p "$logs"
 export PLANTED_EVENTS=$events
 PATH=$work/bin:$PATH
 
-sc() { awk -v t="$1" -v s="$scale" 'BEGIN { printf "%d", t * s + 0.5 }'; }
-boot() { cut -d' ' -f1 /proc/uptime; }
-ev() { echo "$(boot) $*" >>"$events"; }
-t0=$(boot)
-at() {
-	local due
-	due=$(awk -v t0="$t0" -v t="$1" -v s="$scale" 'BEGIN { print t0 + t * s }')
-	sleep "$(awk -v d="$due" -v n="$(boot)" 'BEGIN { print (d > n ? d - n : 0) }')"
-}
-freeport() {
-	/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+. "$here/schedule.sh"
 
 maria=$work/maria
 daemons=

@@ -73,21 +73,7 @@ mkdir -p "$logs"
 export PLANTED_EVENTS=$events
 PATH=$work/bin:$PATH
 
-# sc SECONDS: SECONDS times the scale, whole
-sc() { awk -v t="$1" -v s="$scale" 'BEGIN { printf "%d", t * s + 0.5 }'; }
-boot() { cut -d' ' -f1 /proc/uptime; }
-# ev PID NAME EVENT [DETAIL]: a line of events.log for what the shell did
-ev() { echo "$(boot) $*" >>"$events"; }
-t0=$(boot)
-# at T: wait until T seconds (scaled) after the recording began
-at() {
-	local due
-	due=$(awk -v t0="$t0" -v t="$1" -v s="$scale" 'BEGIN { print t0 + t * s }')
-	sleep "$(awk -v d="$due" -v n="$(boot)" 'BEGIN { print (d > n ? d - n : 0) }')"
-}
-freeport() {
-	/usr/bin/python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'
-}
+. "$here/schedule.sh"
 
 pgbin=/usr/lib/postgresql/15/bin
 pg=$work/pg
